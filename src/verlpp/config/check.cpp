@@ -1,0 +1,120 @@
+#include "verlpp/config/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "verlpp/config/ignored.h"
+#include "verlpp/config/model_shape.h"
+#include "verlpp/config/validate.h"
+
+namespace verlpp::config {
+namespace {
+
+std::string expand_home(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (path.starts_with("~/") && home != nullptr) return std::string(home) + path.substr(1);
+  return path;
+}
+
+std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
+  std::string out = fmt::format("  {} (megatron): tp {} · pp {} · cp {} → dp {}; experts: ep {} · etp {} → expert-dp {}\n",
+                                role, m.tp, m.pp, m.cp, m.dp, m.ep, m.etp, m.expert_dp);
+  if (m.vpp > 1) out += fmt::format("    virtual pipeline stages: {}\n", m.vpp);
+  if (!m.layers_per_stage.empty()) {
+    std::int64_t total = 0;
+    for (const auto layers : m.layers_per_stage) total += layers;
+    out += fmt::format("    layers per pipeline stage ({} layers): {}\n", total, format_stages(m.layers_per_stage));
+  }
+  if (m.ep <= 1) return out;
+  out += m.folding_valid
+             ? fmt::format("    expert layout, MoE parallel folding (world % (etp·ep·pp) == 0): valid, expert-dp {}\n",
+                           m.expert_dp)
+             : "    expert layout, MoE parallel folding: invalid (see problems)\n";
+  if (m.legacy_valid) {
+    out += fmt::format("    expert layout, legacy rule (ep divides dense dp): valid, dp {} / ep {}\n", m.dp, m.ep);
+  } else {
+    out += fmt::format(
+        "    expert layout, legacy rule (ep divides dense dp): INVALID: ep {} does not divide dense dp {} "
+        "(= world / (tp {} · pp {} · cp {})); Megatron-Core versions before MoE parallel folding reject this "
+        "layout; with folding, EP is carved out of the DP×CP×TP ranks, so it needs Megatron-Core with folding\n",
+        m.ep, m.dp, m.tp, m.pp, m.cp);
+  }
+  return out;
+}
+
+std::string inference_line(const std::string& role, const InferenceLayout& i) {
+  return fmt::format("  {}: tp {} · dp {} · pp {}{} = {} devices per replica, {} devices → {} replicas\n", role,
+                     i.tp, i.dp, i.pp, i.ep > 1 ? fmt::format(" (ep {})", i.ep) : "", i.per_replica, i.pool,
+                     i.replicas);
+}
+
+}  // namespace
+
+bool CheckReport::valid() const {
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const Finding& f) { return f.severity == Finding::Severity::error; });
+}
+
+CheckReport check_config(const ConfigRequest& request) {
+  CheckReport report;
+  report.composed = compose_config(request);
+  report.config = bind_config(report.composed.root);
+  const ModelConfig& model = report.config.model;
+  const std::optional<ModelShape> shape =
+      read_model_shape(expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
+  report.layout = plan_layout(report.config, shape, report.findings);
+  validate_config(report.config, report.layout, report.findings);
+  report.ignored = ignored_keys(report.composed.user_keys);
+  return report;
+}
+
+std::string format_report(const CheckReport& r) {
+  const Layout& l = r.layout;
+  const TrainerConfig& t = r.config.trainer;
+  std::string out = fmt::format("== layout: {} devices = trainer.nnodes {} × trainer.n_gpus_per_node {} (trainer.device {})\n",
+                                l.world, t.nnodes, t.n_gpus_per_node, t.device);
+  out += fmt::format("  config: {}\n", r.composed.origin);
+  if (l.model) {
+    out += fmt::format("  model: {} ({}): {} layers, {} attention heads, {} KV heads{}\n", l.model->architecture,
+                       l.model->source, l.model->num_hidden_layers, l.model->num_attention_heads,
+                       l.model->num_key_value_heads,
+                       l.model->num_experts ? fmt::format(", {} experts", *l.model->num_experts) : "");
+  } else {
+    out += "  model: " + r.model_note + "; layer and head checks skipped\n";
+  }
+  if (l.actor_fsdp) {
+    const FsdpLayout& f = *l.actor_fsdp;
+    out += fmt::format("  actor ({}): dp {} · ulysses sp {}, fsdp_size {}\n", f.strategy, f.dp, f.ulysses_sp, f.fsdp_size);
+    if (f.strategy == "fsdp_turbo") {
+      out += fmt::format("    fsdp_turbo: fully_shard {} · ep {} · ulysses {}\n", f.turbo_fully_shard, f.turbo_ep,
+                         f.turbo_ulysses);
+    }
+  }
+  if (l.actor_megatron) out += megatron_lines("actor", *l.actor_megatron);
+  if (l.ref_megatron) out += megatron_lines("ref", *l.ref_megatron);
+  out += fmt::format("  reference policy: {}; critic: {}\n", need_reference_policy(r.config) ? "yes" : "no",
+                     need_critic(r.config) ? "yes" : "no");
+  out += inference_line(fmt::format("rollout ({})", r.config.rollout.name), l.rollout);
+  for (const auto& teacher : l.teachers) out += inference_line("teacher " + teacher.name, teacher);
+  if (!r.ignored.empty()) {
+    out += "== accepted but ignored by verlpp (Python-only machinery):\n";
+    for (const auto& key : r.ignored) out += "  " + key + "\n";
+  }
+  std::size_t errors = 0;
+  std::string problems, notices;
+  for (const auto& f : r.findings) {
+    if (f.severity == Finding::Severity::notice) {
+      notices += fmt::format("  note: {}: {}{}\n", f.key, f.message, f.fix.empty() ? "" : " (" + f.fix + ")");
+      continue;
+    }
+    ++errors;
+    problems += fmt::format("  ✗ {}: {}\n      fix: {}\n", f.key, f.message, f.fix);
+  }
+  if (!notices.empty()) out += "== notices\n" + notices;
+  if (errors == 0) return out + "== result: valid\n";
+  return out + fmt::format("== result: {} problem{}\n", errors, errors == 1 ? "" : "s") + problems;
+}
+
+}  // namespace verlpp::config

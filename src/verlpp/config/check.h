@@ -1,0 +1,32 @@
+// `verlpp check`: compose, type, validate and lay out a configuration without running anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "verlpp/config/compose.h"
+#include "verlpp/config/finding.h"
+#include "verlpp/config/layout.h"
+#include "verlpp/config/sections.h"
+
+namespace verlpp::config {
+
+struct CheckReport {
+  ComposedConfig composed;
+  Config config;
+  Layout layout;
+  Findings findings;
+  std::vector<std::string> ignored;  // keys the user set that verlpp does not act on
+  std::string model_note;            // why the model's config.json was not read, when it was not
+
+  bool valid() const;  // no error findings
+};
+
+// Throws verlpp::Error when the configuration cannot be composed or typed (unknown key, malformed
+// override, wrong type, unset required key, missing config file); rule violations are findings.
+CheckReport check_config(const ConfigRequest& request);
+
+// The layout, notices, ignored keys and violations as text (the config itself is printed apart).
+std::string format_report(const CheckReport& report);
+
+}  // namespace verlpp::config

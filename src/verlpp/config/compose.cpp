@@ -1,0 +1,121 @@
+#include "verlpp/config/compose.h"
+
+#include <filesystem>
+
+#include "verlpp/config/embedded_configs.h"
+#include "verlpp/config/interpolate.h"
+#include "verlpp/config/override.h"
+#include "verlpp/config/yaml_io.h"
+#include "verlpp/core/error.h"
+
+namespace verlpp::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxDefaultsDepth = 16;
+
+struct Loaded {
+  Node tree;
+  std::string origin;
+  bool user_file = false;
+};
+
+std::string stem(std::string name) {
+  if (name.ends_with(".yaml")) name.resize(name.size() - 5);
+  return name;
+}
+
+std::string builtin_names() {
+  std::string names;
+  for (const auto& [name, text] : embedded_configs()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_name) {
+  const std::string name = stem(raw_name);
+  if (dir) {
+    const fs::path file = fs::path(*dir) / (name + ".yaml");
+    if (fs::exists(file)) return {load_yaml_file(file.string()), file.string(), true};
+  }
+  const auto& builtin = embedded_configs();
+  const auto it = builtin.find(name);
+  if (it == builtin.end()) {
+    throw Error("config '" + raw_name + "' not found" +
+                (dir ? " in --config-path " + *dir : std::string()) + " or among the built-in configs (" +
+                builtin_names() + ")");
+  }
+  return {parse_yaml(it->second, "built-in config/" + name + ".yaml"), "built-in " + name, false};
+}
+
+// Applies the `defaults:` list of `loaded`: each named config first, `_self_` where listed (at the
+// end when not listed, as in Hydra 1.1+).
+Node compose_defaults(const std::optional<std::string>& dir, Loaded loaded, int depth) {
+  if (depth > kMaxDefaultsDepth) throw Error(loaded.origin + ": defaults lists nest too deeply (a cycle?)");
+  Node own = std::move(loaded.tree);
+  if (own.is_null()) own = Node::map();
+  if (!own.is_map()) throw Error(loaded.origin + ": expected a YAML map at the top level");
+  const Node* defaults_node = own.find("defaults");
+  if (defaults_node == nullptr) return own;
+  if (!defaults_node->is_list()) throw Error(loaded.origin + ": 'defaults' must be a list of config names");
+  const NodeList defaults = defaults_node->items();
+  own.erase("defaults");
+  Node result = Node::map();
+  bool self_merged = false;
+  for (const auto& entry : defaults) {
+    if (entry.kind() != Node::Kind::string) {
+      throw Error(loaded.origin + ": defaults entry " + to_flow(entry) +
+                  " is not supported by verlpp (only config names and _self_)");
+    }
+    if (entry.as_string() == "_self_") {
+      merge_into(result, own);
+      self_merged = true;
+      continue;
+    }
+    merge_into(result, compose_defaults(dir, load_named(dir, entry.as_string()), depth + 1));
+  }
+  if (!self_merged) merge_into(result, own);
+  return result;
+}
+
+}  // namespace
+
+void merge_into(Node& base, const Node& overlay) {
+  for (const auto& [key, value] : overlay.entries()) {
+    if (value.kind() == Node::Kind::string && value.as_string() == "__delete__") {
+      base.erase(key);
+      continue;
+    }
+    Node* existing = base.find(key);
+    if (existing != nullptr && existing->is_map() && value.is_map()) {
+      merge_into(*existing, value);
+    } else {
+      base.set(key, value);
+    }
+  }
+}
+
+ComposedConfig compose_config(const ConfigRequest& request) {
+  ComposedConfig out;
+  Loaded primary = load_named(request.config_path, request.config_name);
+  out.origin = primary.origin;
+  if (primary.user_file && primary.tree.is_map()) {
+    for (const auto& [key, value] : primary.tree.entries()) {
+      if (key != "defaults") leaf_paths(value, key, out.user_keys);
+    }
+  }
+  out.root = compose_defaults(request.config_path, std::move(primary), 0);
+  std::vector<Override> deferred;
+  for (const auto& argument : request.overrides) {
+    Override item = parse_override(argument);
+    out.user_keys.push_back(item.path);
+    if (apply_override(out.root, item) == Applied::deferred) deferred.push_back(std::move(item));
+  }
+  resolve_interpolations(out.root);
+  if (deferred.empty()) return out;
+  for (const auto& item : deferred) apply_override(out.root, item);
+  resolve_interpolations(out.root);
+  return out;
+}
+
+}  // namespace verlpp::config

@@ -1,0 +1,28 @@
+// One result of checking a configuration: a violated rule (error) or something the user should know
+// (notice), with the key involved and one concrete fix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace verlpp::config {
+
+struct Finding {
+  enum class Severity { error, notice };
+  Severity severity = Severity::error;
+  std::string key;      // the key (or keys) the finding is about
+  std::string message;  // what is wrong, with the numbers involved
+  std::string fix;      // one concrete change that resolves it; may be empty for notices
+};
+
+using Findings = std::vector<Finding>;
+
+inline void add_error(Findings& out, std::string key, std::string message, std::string fix) {
+  out.push_back({Finding::Severity::error, std::move(key), std::move(message), std::move(fix)});
+}
+
+inline void add_notice(Findings& out, std::string key, std::string message, std::string fix = "") {
+  out.push_back({Finding::Severity::notice, std::move(key), std::move(message), std::move(fix)});
+}
+
+}  // namespace verlpp::config

@@ -1,0 +1,62 @@
+#include "verlpp/config/ignored.h"
+
+#include <algorithm>
+#include <array>
+
+#include "verlpp/config/node.h"
+
+namespace verlpp::config {
+namespace {
+
+constexpr std::array kPatterns = {
+    "ray_kwargs",
+    "transfer_queue",
+    "global_profiler",
+    "profiler",
+    "use_torch_compile",
+    "engine_kwargs",
+    "turbo_config.distributed.fsdp_plan",
+    "turbo_config.distributed.ep_plan",
+    "turbo_config.distributed.cp_plan",
+    "turbo_config.memory",
+    "turbo_config.module_patches",
+    "override_transformer_config.use_flash_attn",
+    "override_transformer_config.use_fused_rmsnorm",
+    "override_transformer_config.use_fused_swiglu",
+    "use_mbridge",
+    "vanilla_mbridge",
+    "use_liger",
+    "trust_remote_code",
+    "use_shm",
+    "dataloader_num_workers",
+    "filter_overlong_prompts_workers",
+    "ray_wait_register_center_timeout",
+    "agent.num_workers",
+    "checkpoint_engine",
+};
+
+bool contains_run(const std::vector<std::string>& key, const std::vector<std::string>& pattern) {
+  if (pattern.size() > key.size()) return false;
+  for (std::size_t start = 0; start + pattern.size() <= key.size(); ++start) {
+    if (std::equal(pattern.begin(), pattern.end(), key.begin() + static_cast<long>(start))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_ignored_key(const std::string& key) {
+  const auto parts = split_path(key);
+  return std::any_of(kPatterns.begin(), kPatterns.end(),
+                     [&](const char* pattern) { return contains_run(parts, split_path(pattern)); });
+}
+
+std::vector<std::string> ignored_keys(const std::vector<std::string>& user_keys) {
+  std::vector<std::string> out;
+  for (const auto& key : user_keys) {
+    if (is_ignored_key(key) && std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key);
+  }
+  return out;
+}
+
+}  // namespace verlpp::config

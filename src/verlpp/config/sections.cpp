@@ -1,0 +1,415 @@
+#include "verlpp/config/sections.h"
+
+#include "verlpp/config/yaml_io.h"
+#include "verlpp/core/error.h"
+
+namespace verlpp::config {
+namespace {
+
+// A map in the tree and its dotted path, with typed, error-reporting getters.
+class Section {
+ public:
+  Section(const Node* node, std::string path) : node_(node), path_(std::move(path)) {}
+
+  bool has(const std::string& key) const { return node_->find(key) != nullptr; }
+  Section child(const std::string& key) const {
+    const Node& value = get(key);
+    if (!value.is_map()) fail(key, "expected a map, got " + value.describe());
+    return Section(&value, name(key));
+  }
+  std::int64_t integer(const std::string& key) const { return to_integer(key, get(key)); }
+  std::optional<std::int64_t> opt_integer(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return std::nullopt;
+    return to_integer(key, value);
+  }
+  double real(const std::string& key) const { return to_real(key, get(key)); }
+  std::optional<double> opt_real(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return std::nullopt;
+    return to_real(key, value);
+  }
+  bool boolean(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.kind() != Node::Kind::boolean) fail(key, "expected true or false, got " + value.describe());
+    return value.as_bool();
+  }
+  std::optional<bool> opt_boolean(const std::string& key) const {
+    if (get(key).is_null()) return std::nullopt;
+    return boolean(key);
+  }
+  std::string string(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.kind() != Node::Kind::string) fail(key, "expected a string, got " + value.describe());
+    return value.as_string();
+  }
+  std::optional<std::string> opt_string(const std::string& key) const {
+    if (get(key).is_null()) return std::nullopt;
+    return string(key);
+  }
+  // A string or a list of strings; null gives an empty list.
+  std::vector<std::string> strings(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return {};
+    if (value.kind() == Node::Kind::string) return {value.as_string()};
+    if (!value.is_list()) fail(key, "expected a string or a list of strings, got " + value.describe());
+    std::vector<std::string> out;
+    for (const auto& item : value.items()) {
+      if (item.kind() != Node::Kind::string) fail(key, "expected a list of strings, found " + item.describe());
+      out.push_back(item.as_string());
+    }
+    return out;
+  }
+  std::vector<double> reals(const std::string& key) const {
+    const Node& value = get(key);
+    if (!value.is_list()) fail(key, "expected a list of numbers, got " + value.describe());
+    std::vector<double> out;
+    for (const auto& item : value.items()) out.push_back(to_real(key, item));
+    return out;
+  }
+  const Node& node() const { return *node_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  const Node& get(const std::string& key) const {
+    const Node* value = node_->find(key);
+    if (value == nullptr) fail(key, "required key is absent (was it deleted with ~?)");
+    if (value->is_missing()) {
+      fail(key, "required value is not set (??? in the defaults); set it, e.g. " + name(key) + "=<value>");
+    }
+    return *value;
+  }
+
+  std::int64_t to_integer(const std::string& key, const Node& value) const {
+    if (value.kind() == Node::Kind::integer) return value.as_int();
+    if (value.kind() == Node::Kind::string) {
+      const Node typed = plain_scalar(value.as_string());
+      if (typed.kind() == Node::Kind::integer) return typed.as_int();
+    }
+    fail(key, "expected an integer, got " + value.describe());
+  }
+
+  double to_real(const std::string& key, const Node& value) const {
+    if (value.kind() == Node::Kind::real) return value.as_real();
+    if (value.kind() == Node::Kind::integer) return static_cast<double>(value.as_int());
+    if (value.kind() == Node::Kind::string) {
+      const Node typed = plain_scalar(value.as_string());
+      if (typed.kind() == Node::Kind::real) return typed.as_real();
+      if (typed.kind() == Node::Kind::integer) return static_cast<double>(typed.as_int());
+    }
+    fail(key, "expected a number, got " + value.describe());
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw Error(name(key) + ": " + what);
+  }
+
+  const Node* node_;
+  std::string path_;
+};
+
+DataConfig bind_data(const Section& s) {
+  DataConfig d;
+  d.train_files = s.strings("train_files");
+  d.val_files = s.strings("val_files");
+  d.prompt_key = s.string("prompt_key");
+  d.reward_fn_key = s.string("reward_fn_key");
+  d.truncation = s.string("truncation");
+  d.train_batch_size = s.integer("train_batch_size");
+  d.max_prompt_length = s.integer("max_prompt_length");
+  d.max_response_length = s.integer("max_response_length");
+  d.val_batch_size = s.opt_integer("val_batch_size");
+  d.gen_batch_size = s.opt_integer("gen_batch_size");
+  d.seed = s.opt_integer("seed");
+  d.train_max_samples = s.integer("train_max_samples");
+  d.val_max_samples = s.integer("val_max_samples");
+  d.shuffle = s.boolean("shuffle");
+  d.filter_overlong_prompts = s.boolean("filter_overlong_prompts");
+  d.return_raw_chat = s.boolean("return_raw_chat");
+  return d;
+}
+
+ModelConfig bind_model(const Section& s) {
+  ModelConfig m;
+  m.path = s.string("path");
+  m.hf_config_path = s.opt_string("hf_config_path");
+  m.tokenizer_path = s.opt_string("tokenizer_path");
+  m.use_remove_padding = s.boolean("use_remove_padding");
+  m.enable_gradient_checkpointing = s.boolean("enable_gradient_checkpointing");
+  m.lora.rank = s.integer("lora_rank");
+  if (s.has("lora")) {
+    const Section lora = s.child("lora");
+    const std::int64_t rank = lora.integer("rank");
+    if (rank > 0) m.lora.rank = rank;
+    m.lora.merge = lora.boolean("merge");
+  }
+  return m;
+}
+
+OptimConfig bind_optim(const Section& s) {
+  OptimConfig o;
+  o.optimizer = s.string("optimizer");
+  o.lr = s.real("lr");
+  o.weight_decay = s.real("weight_decay");
+  o.clip_grad = s.real("clip_grad");
+  o.lr_warmup_steps_ratio = s.real("lr_warmup_steps_ratio");
+  if (s.has("lr_warmup_steps")) o.lr_warmup_steps = s.opt_integer("lr_warmup_steps").value_or(-1);
+  if (s.has("betas")) o.betas = s.reals("betas");
+  if (s.has("min_lr_ratio")) o.min_lr_ratio = s.opt_real("min_lr_ratio").value_or(0.0);
+  if (s.has("lr_scheduler_type")) o.lr_scheduler_type = s.string("lr_scheduler_type");
+  if (s.has("warmup_style")) o.warmup_style = s.opt_string("warmup_style");
+  return o;
+}
+
+MegatronConfig bind_megatron(const Section& s) {
+  MegatronConfig m;
+  m.tensor_model_parallel_size = s.integer("tensor_model_parallel_size");
+  m.pipeline_model_parallel_size = s.integer("pipeline_model_parallel_size");
+  m.context_parallel_size = s.integer("context_parallel_size");
+  m.expert_model_parallel_size = s.integer("expert_model_parallel_size");
+  m.expert_tensor_parallel_size = s.opt_integer("expert_tensor_parallel_size");
+  m.virtual_pipeline_model_parallel_size = s.opt_integer("virtual_pipeline_model_parallel_size");
+  m.sequence_parallel = s.boolean("sequence_parallel");
+  m.dtype = s.string("dtype");
+  if (s.has("dynamic_context_parallel")) m.dynamic_context_parallel = s.boolean("dynamic_context_parallel");
+  if (s.has("max_seqlen_per_dp_cp_rank")) m.max_seqlen_per_dp_cp_rank = s.opt_integer("max_seqlen_per_dp_cp_rank");
+  const Section overrides = s.child("override_transformer_config");
+  if (overrides.has("num_layers_in_first_pipeline_stage")) {
+    m.num_layers_in_first_pipeline_stage = overrides.opt_integer("num_layers_in_first_pipeline_stage");
+  }
+  if (overrides.has("num_layers_in_last_pipeline_stage")) {
+    m.num_layers_in_last_pipeline_stage = overrides.opt_integer("num_layers_in_last_pipeline_stage");
+  }
+  return m;
+}
+
+FsdpConfig bind_fsdp(const Section& s) {
+  FsdpConfig f;
+  f.strategy = s.string("strategy");
+  f.fsdp_size = s.integer("fsdp_size");
+  f.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  if (s.has("turbo_config")) {
+    const Section distributed = s.child("turbo_config").child("distributed");
+    f.turbo_fully_shard_parallel_size = distributed.integer("fully_shard_parallel_size");
+    f.turbo_expert_parallel_size = distributed.integer("expert_parallel_size");
+    f.turbo_ulysses_parallel_size = distributed.integer("ulysses_parallel_size");
+  }
+  return f;
+}
+
+EngineConfig bind_engine(const Section& s, const std::string& fsdp_key) {
+  EngineConfig e;
+  if (s.has("megatron")) e.megatron = bind_megatron(s.child("megatron"));
+  if (s.has(fsdp_key)) e.fsdp = bind_fsdp(s.child(fsdp_key));
+  return e;
+}
+
+SamplingConfig bind_sampling(const Section& s) {
+  SamplingConfig v;
+  v.temperature = s.real("temperature");
+  v.top_k = s.integer("top_k");
+  v.top_p = s.real("top_p");
+  v.do_sample = s.boolean("do_sample");
+  if (s.has("n")) v.n = s.integer("n");
+  return v;
+}
+
+ActorConfig bind_actor(const Section& s) {
+  ActorConfig a;
+  a.strategy = s.string("strategy");
+  a.rollout_n = s.integer("rollout_n");
+  a.ppo_mini_batch_size = s.integer("ppo_mini_batch_size");
+  a.ppo_micro_batch_size = s.opt_integer("ppo_micro_batch_size");
+  a.ppo_micro_batch_size_per_gpu = s.opt_integer("ppo_micro_batch_size_per_gpu");
+  a.use_dynamic_bsz = s.boolean("use_dynamic_bsz");
+  a.ppo_max_token_len_per_gpu = s.integer("ppo_max_token_len_per_gpu");
+  a.ppo_epochs = s.integer("ppo_epochs");
+  a.clip_ratio = s.real("clip_ratio");
+  a.clip_ratio_low = s.real("clip_ratio_low");
+  a.clip_ratio_high = s.real("clip_ratio_high");
+  a.clip_ratio_c = s.real("clip_ratio_c");
+  a.entropy_coeff = s.real("entropy_coeff");
+  a.use_kl_loss = s.boolean("use_kl_loss");
+  a.kl_loss_coef = s.real("kl_loss_coef");
+  a.kl_loss_type = s.string("kl_loss_type");
+  a.loss_agg_mode = s.string("loss_agg_mode");
+  a.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  a.router_replay_mode = s.child("router_replay").string("mode");
+  const Section loss = s.child("policy_loss");
+  a.policy_loss.loss_mode = loss.string("loss_mode");
+  a.policy_loss.clip_cov_ratio = loss.real("clip_cov_ratio");
+  a.policy_loss.kl_cov_ratio = loss.real("kl_cov_ratio");
+  a.policy_loss.dro_beta = loss.opt_real("dro_beta");
+  a.optim = bind_optim(s.child("optim"));
+  a.engine = bind_engine(s, "fsdp_config");
+  return a;
+}
+
+RefConfig bind_ref(const Section& s) {
+  RefConfig r;
+  r.strategy = s.string("strategy");
+  r.log_prob_micro_batch_size = s.opt_integer("log_prob_micro_batch_size");
+  r.log_prob_micro_batch_size_per_gpu = s.opt_integer("log_prob_micro_batch_size_per_gpu");
+  r.log_prob_use_dynamic_bsz = s.boolean("log_prob_use_dynamic_bsz");
+  r.log_prob_max_token_len_per_gpu = s.opt_integer("log_prob_max_token_len_per_gpu");
+  r.engine = bind_engine(s, "fsdp_config");
+  return r;
+}
+
+RolloutConfig bind_rollout(const Section& s) {
+  RolloutConfig r;
+  r.name = s.string("name");
+  r.mode = s.string("mode");
+  r.n = s.integer("n");
+  r.prompt_length = s.integer("prompt_length");
+  r.response_length = s.integer("response_length");
+  r.seed = s.integer("seed");
+  r.sampling = bind_sampling(s);
+  r.val_kwargs = bind_sampling(s.child("val_kwargs"));
+  r.tensor_model_parallel_size = s.integer("tensor_model_parallel_size");
+  r.data_parallel_size = s.integer("data_parallel_size");
+  r.expert_parallel_size = s.integer("expert_parallel_size");
+  r.pipeline_model_parallel_size = s.integer("pipeline_model_parallel_size");
+  if (s.has("moe_tensor_parallel_size")) r.moe_tensor_parallel_size = s.integer("moe_tensor_parallel_size");
+  r.max_model_len = s.opt_integer("max_model_len");
+  r.log_prob_micro_batch_size = s.opt_integer("log_prob_micro_batch_size");
+  r.log_prob_micro_batch_size_per_gpu = s.opt_integer("log_prob_micro_batch_size_per_gpu");
+  r.log_prob_use_dynamic_bsz = s.boolean("log_prob_use_dynamic_bsz");
+  r.log_prob_max_token_len_per_gpu = s.opt_integer("log_prob_max_token_len_per_gpu");
+  r.ignore_eos = s.boolean("ignore_eos");
+  r.calculate_log_probs = s.boolean("calculate_log_probs");
+  if (s.has("disaggregation")) r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
+  return r;
+}
+
+CriticConfig bind_critic(const Section& s) {
+  CriticConfig c;
+  c.enable = s.opt_boolean("enable");
+  c.strategy = s.string("strategy");
+  c.ppo_mini_batch_size = s.integer("ppo_mini_batch_size");
+  c.ppo_micro_batch_size = s.opt_integer("ppo_micro_batch_size");
+  c.ppo_micro_batch_size_per_gpu = s.opt_integer("ppo_micro_batch_size_per_gpu");
+  c.use_dynamic_bsz = s.boolean("use_dynamic_bsz");
+  c.ppo_max_token_len_per_gpu = s.integer("ppo_max_token_len_per_gpu");
+  c.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  c.cliprange_value = s.real("cliprange_value");
+  c.optim = bind_optim(s.child("optim"));
+  c.engine = bind_engine(s, "fsdp");
+  return c;
+}
+
+AlgorithmConfig bind_algorithm(const Section& s) {
+  AlgorithmConfig a;
+  a.adv_estimator = s.string("adv_estimator");
+  a.kl_penalty = s.string("kl_penalty");
+  a.gamma = s.real("gamma");
+  a.lam = s.real("lam");
+  a.norm_adv_by_std_in_grpo = s.boolean("norm_adv_by_std_in_grpo");
+  a.use_kl_in_reward = s.boolean("use_kl_in_reward");
+  const Section kl = s.child("kl_ctrl");
+  a.kl_ctrl.type = kl.string("type");
+  a.kl_ctrl.kl_coef = kl.real("kl_coef");
+  a.kl_ctrl.horizon = kl.integer("horizon");
+  a.kl_ctrl.target_kl = kl.real("target_kl");
+  return a;
+}
+
+RewardModelPoolConfig bind_reward_model(const Section& s) {
+  RewardModelPoolConfig r;
+  r.enable = s.boolean("enable");
+  r.enable_resource_pool = s.boolean("enable_resource_pool");
+  r.n_gpus_per_node = s.integer("n_gpus_per_node");
+  r.nnodes = s.integer("nnodes");
+  return r;
+}
+
+TeacherModelConfig bind_teacher(const Section& s) {
+  TeacherModelConfig t;
+  t.key = s.opt_string("key");
+  t.model_path = s.opt_string("model_path");
+  t.num_replicas = s.integer("num_replicas");
+  const Section inference = s.child("inference");
+  t.inference.name = inference.string("name");
+  t.inference.tensor_model_parallel_size = inference.integer("tensor_model_parallel_size");
+  if (inference.has("data_parallel_size")) t.inference.data_parallel_size = inference.integer("data_parallel_size");
+  if (inference.has("pipeline_model_parallel_size")) {
+    t.inference.pipeline_model_parallel_size = inference.integer("pipeline_model_parallel_size");
+  }
+  if (inference.has("expert_parallel_size")) {
+    t.inference.expert_parallel_size = inference.integer("expert_parallel_size");
+  }
+  t.inference.prompt_length = inference.integer("prompt_length");
+  t.inference.response_length = inference.integer("response_length");
+  t.inference.max_model_len = inference.opt_integer("max_model_len");
+  return t;
+}
+
+DistillationConfig bind_distillation(const Section& s) {
+  DistillationConfig d;
+  d.enabled = s.boolean("enabled");
+  d.n_gpus_per_node = s.integer("n_gpus_per_node");
+  d.nnodes = s.integer("nnodes");
+  d.teacher_key = s.string("teacher_key");
+  const Section teachers = s.child("teacher_models");
+  for (const auto& [name, node] : teachers.node().entries()) {
+    d.teacher_models[name] = bind_teacher(teachers.child(name));
+  }
+  const Section loss = s.child("distillation_loss");
+  d.distillation_loss.loss_mode = loss.string("loss_mode");
+  d.distillation_loss.policy_loss_mode = loss.string("policy_loss_mode");
+  d.distillation_loss.topk = loss.integer("topk");
+  d.distillation_loss.use_task_rewards = loss.boolean("use_task_rewards");
+  d.distillation_loss.use_policy_gradient = loss.boolean("use_policy_gradient");
+  d.distillation_loss.loss_max_clamp = loss.opt_real("loss_max_clamp");
+  d.distillation_loss.log_prob_min_clamp = loss.opt_real("log_prob_min_clamp");
+  return d;
+}
+
+TrainerConfig bind_trainer(const Section& s) {
+  TrainerConfig t;
+  t.project_name = s.string("project_name");
+  t.experiment_name = s.string("experiment_name");
+  t.device = s.string("device");
+  t.resume_mode = s.string("resume_mode");
+  t.resume_from_path = s.opt_string("resume_from_path");
+  t.default_local_dir = s.string("default_local_dir");
+  t.logger = s.strings("logger");
+  t.nnodes = s.integer("nnodes");
+  t.n_gpus_per_node = s.integer("n_gpus_per_node");
+  t.total_epochs = s.integer("total_epochs");
+  t.total_training_steps = s.opt_integer("total_training_steps");
+  t.save_freq = s.integer("save_freq");
+  t.test_freq = s.integer("test_freq");
+  t.critic_warmup = s.integer("critic_warmup");
+  t.val_before_train = s.boolean("val_before_train");
+  t.balance_batch = s.boolean("balance_batch");
+  t.use_v1 = s.boolean("use_v1");
+  const Section v1 = s.child("v1");
+  t.v1_trainer_mode = v1.string("trainer_mode");
+  t.v1_parameter_sync_step = v1.child("separate_async").integer("parameter_sync_step");
+  return t;
+}
+
+}  // namespace
+
+Config bind_config(const Node& root) {
+  const Section top(&root, "");
+  Config c;
+  c.data = bind_data(top.child("data"));
+  const Section arr = top.child("actor_rollout_ref");
+  c.model = bind_model(arr.child("model"));
+  c.actor = bind_actor(arr.child("actor"));
+  c.ref = bind_ref(arr.child("ref"));
+  c.rollout = bind_rollout(arr.child("rollout"));
+  c.critic = bind_critic(top.child("critic"));
+  c.algorithm = bind_algorithm(top.child("algorithm"));
+  c.reward_model = bind_reward_model(top.child("reward").child("reward_model"));
+  c.distillation = bind_distillation(top.child("distillation"));
+  c.trainer = bind_trainer(top.child("trainer"));
+  c.trainer.hybrid_engine = arr.boolean("hybrid_engine");
+  return c;
+}
+
+}  // namespace verlpp::config

@@ -1,0 +1,208 @@
+// Typed views of the configuration sections that verlpp acts on. Field names are verl's keys;
+// defaults come from config/ppo_trainer.yaml (verl's YAML), never from here. The rest of verlpp
+// reads these structs and never looks keys up by string.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verlpp/config/node.h"
+
+namespace verlpp::config {
+
+struct DataConfig {
+  std::vector<std::string> train_files, val_files;  // a single string becomes a one-element list
+  std::string prompt_key, reward_fn_key, truncation;
+  std::int64_t train_batch_size = 0, max_prompt_length = 0, max_response_length = 0;
+  std::optional<std::int64_t> val_batch_size, gen_batch_size, seed;
+  std::int64_t train_max_samples = -1, val_max_samples = -1;
+  bool shuffle = true, filter_overlong_prompts = false, return_raw_chat = true;
+};
+
+struct LoraConfig {
+  std::int64_t rank = 0;  // model.lora.rank, else model.lora_rank
+  bool merge = false;
+};
+
+struct ModelConfig {
+  std::string path;
+  std::optional<std::string> hf_config_path, tokenizer_path;
+  bool use_remove_padding = true, enable_gradient_checkpointing = true;
+  LoraConfig lora;
+};
+
+struct OptimConfig {
+  std::string optimizer;
+  double lr = 0, weight_decay = 0, clip_grad = 1.0, lr_warmup_steps_ratio = 0, min_lr_ratio = 0;
+  std::int64_t lr_warmup_steps = -1;
+  std::vector<double> betas;
+  std::string lr_scheduler_type;             // FSDP optimizer; empty under Megatron
+  std::optional<std::string> warmup_style;  // deprecated alias of lr_scheduler_type
+};
+
+// actor/ref/critic .megatron (verl's McoreEngineConfig) plus the uneven pipeline keys that live in
+// override_transformer_config.
+struct MegatronConfig {
+  std::int64_t tensor_model_parallel_size = 1, pipeline_model_parallel_size = 1,
+               context_parallel_size = 1, expert_model_parallel_size = 1;
+  std::optional<std::int64_t> expert_tensor_parallel_size, virtual_pipeline_model_parallel_size;
+  std::optional<std::int64_t> num_layers_in_first_pipeline_stage, num_layers_in_last_pipeline_stage;
+  bool sequence_parallel = true, dynamic_context_parallel = false;
+  std::optional<std::int64_t> max_seqlen_per_dp_cp_rank;
+  std::string dtype;
+};
+
+// actor/ref .fsdp_config and critic.fsdp (verl's FSDPEngineConfig), with fsdp_turbo's sizes.
+struct FsdpConfig {
+  std::string strategy;
+  std::int64_t fsdp_size = -1, ulysses_sequence_parallel_size = 1;
+  std::int64_t turbo_fully_shard_parallel_size = 1, turbo_expert_parallel_size = 1,
+               turbo_ulysses_parallel_size = 1;
+};
+
+// The engine a worker runs on: exactly one of fsdp/megatron is present, as in verl.
+struct EngineConfig {
+  std::optional<FsdpConfig> fsdp;
+  std::optional<MegatronConfig> megatron;
+};
+
+struct PolicyLossConfig {
+  std::string loss_mode;
+  double clip_cov_ratio = 0, kl_cov_ratio = 0;
+  std::optional<double> dro_beta;
+};
+
+struct ActorConfig {
+  std::string strategy;
+  std::int64_t rollout_n = 1, ppo_mini_batch_size = 0, ppo_max_token_len_per_gpu = 0, ppo_epochs = 1;
+  std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;
+  bool use_dynamic_bsz = false, use_kl_loss = false;
+  double clip_ratio = 0.2, clip_ratio_low = 0.2, clip_ratio_high = 0.2, clip_ratio_c = 3.0;
+  double entropy_coeff = 0, kl_loss_coef = 0;
+  std::string kl_loss_type, loss_agg_mode, router_replay_mode;
+  std::int64_t ulysses_sequence_parallel_size = 1;
+  PolicyLossConfig policy_loss;
+  OptimConfig optim;
+  EngineConfig engine;
+};
+
+struct RefConfig {
+  std::string strategy;
+  std::optional<std::int64_t> log_prob_micro_batch_size, log_prob_micro_batch_size_per_gpu;
+  bool log_prob_use_dynamic_bsz = false;
+  std::optional<std::int64_t> log_prob_max_token_len_per_gpu;
+  EngineConfig engine;
+};
+
+struct SamplingConfig {
+  double temperature = 1.0, top_p = 1.0;
+  std::int64_t top_k = -1, n = 1;
+  bool do_sample = true;
+};
+
+struct RolloutConfig {
+  std::string name, mode;
+  std::int64_t n = 1, prompt_length = 0, response_length = 0, seed = 0;
+  SamplingConfig sampling;  // temperature, top_k, top_p, do_sample of the rollout section itself
+  SamplingConfig val_kwargs;
+  std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1, expert_parallel_size = 1,
+               pipeline_model_parallel_size = 1, moe_tensor_parallel_size = 1;
+  std::optional<std::int64_t> max_model_len;
+  std::optional<std::int64_t> log_prob_micro_batch_size, log_prob_micro_batch_size_per_gpu;
+  bool log_prob_use_dynamic_bsz = false, ignore_eos = false, calculate_log_probs = true;
+  bool disaggregation_enabled = false;
+  std::optional<std::int64_t> log_prob_max_token_len_per_gpu;
+};
+
+struct CriticConfig {
+  std::optional<bool> enable;  // null: on iff adv_estimator == gae
+  std::string strategy;
+  std::int64_t ppo_mini_batch_size = 0;
+  std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;
+  bool use_dynamic_bsz = false;
+  std::int64_t ppo_max_token_len_per_gpu = 0, ulysses_sequence_parallel_size = 1;
+  double cliprange_value = 0.5;
+  OptimConfig optim;
+  EngineConfig engine;
+};
+
+struct KlControlConfig {
+  std::string type;
+  double kl_coef = 0, target_kl = 0;
+  std::int64_t horizon = 0;
+};
+
+struct AlgorithmConfig {
+  std::string adv_estimator, kl_penalty;
+  double gamma = 1.0, lam = 1.0;
+  bool norm_adv_by_std_in_grpo = true, use_kl_in_reward = false;
+  KlControlConfig kl_ctrl;
+};
+
+struct TeacherInferenceConfig {
+  std::string name;
+  std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1, pipeline_model_parallel_size = 1,
+               expert_parallel_size = 1, prompt_length = 0, response_length = 0;
+  std::optional<std::int64_t> max_model_len;
+};
+
+struct TeacherModelConfig {
+  std::optional<std::string> key, model_path;
+  std::int64_t num_replicas = 0;
+  TeacherInferenceConfig inference;
+};
+
+struct DistillationLossConfig {
+  std::string loss_mode, policy_loss_mode;
+  std::int64_t topk = 0;
+  bool use_task_rewards = true, use_policy_gradient = false;
+  std::optional<double> loss_max_clamp, log_prob_min_clamp;
+};
+
+struct DistillationConfig {
+  bool enabled = false;
+  std::int64_t n_gpus_per_node = 0, nnodes = 0;
+  std::map<std::string, TeacherModelConfig> teacher_models;  // by entry name
+  std::string teacher_key;
+  DistillationLossConfig distillation_loss;
+};
+
+struct RewardModelPoolConfig {
+  bool enable = false, enable_resource_pool = false;
+  std::int64_t n_gpus_per_node = 0, nnodes = 0;
+};
+
+struct TrainerConfig {
+  std::string project_name, experiment_name, device, resume_mode, default_local_dir;
+  std::optional<std::string> resume_from_path;
+  std::vector<std::string> logger;
+  std::int64_t nnodes = 1, n_gpus_per_node = 8, total_epochs = 1, save_freq = -1, test_freq = -1,
+               critic_warmup = 0;
+  std::optional<std::int64_t> total_training_steps;
+  bool val_before_train = true, balance_batch = true, use_v1 = true, hybrid_engine = true;
+  std::string v1_trainer_mode;
+  std::int64_t v1_parameter_sync_step = 1;
+};
+
+struct Config {
+  DataConfig data;
+  ModelConfig model;
+  ActorConfig actor;
+  RefConfig ref;
+  RolloutConfig rollout;
+  CriticConfig critic;
+  AlgorithmConfig algorithm;
+  RewardModelPoolConfig reward_model;
+  DistillationConfig distillation;
+  TrainerConfig trainer;
+};
+
+// Reads the typed sections from a resolved tree. Throws verlpp::Error naming the key for a value of
+// the wrong type ("data.train_batch_size: expected an integer, got a string 'abc'"), an absent key,
+// or an unset required value (???).
+Config bind_config(const Node& root);
+
+}  // namespace verlpp::config

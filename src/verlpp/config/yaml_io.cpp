@@ -1,0 +1,167 @@
+#include "verlpp/config/yaml_io.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::config {
+namespace {
+
+Node from_yaml(const YAML::Node& yaml) {
+  switch (yaml.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return Node();
+    case YAML::NodeType::Scalar:
+      if (yaml.Tag() == "!") return Node(yaml.Scalar());
+      return plain_scalar(yaml.Scalar());
+    case YAML::NodeType::Sequence: {
+      NodeList items;
+      for (const auto& item : yaml) items.push_back(from_yaml(item));
+      return Node::list(std::move(items));
+    }
+    case YAML::NodeType::Map: {
+      Node map = Node::map();
+      for (const auto& entry : yaml) map.set(entry.first.as<std::string>(), from_yaml(entry.second));
+      return map;
+    }
+  }
+  return Node();
+}
+
+bool needs_quotes(const std::string& text) {
+  if (plain_scalar(text).kind() != Node::Kind::string) return true;
+  if (text.front() == ' ' || text.back() == ' ') return true;
+  static const std::string leading = "!&*-?{}[],#|>@`\"'%:";
+  if (leading.find(text.front()) != std::string::npos) return true;
+  return text.find(": ") != std::string::npos || text.find(" #") != std::string::npos ||
+         text.find('\n') != std::string::npos || text.back() == ':';
+}
+
+std::string quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_real(double value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << value;
+  std::string text = out.str();
+  if (text == "inf") return ".inf";
+  if (text == "-inf") return "-.inf";
+  if (text == "nan" || text == "-nan") return ".nan";
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string scalar_text(const Node& node) {
+  switch (node.kind()) {
+    case Node::Kind::null:
+      return "null";
+    case Node::Kind::missing:
+      return "???";
+    case Node::Kind::boolean:
+      return node.as_bool() ? "true" : "false";
+    case Node::Kind::integer:
+      return std::to_string(node.as_int());
+    case Node::Kind::real:
+      return format_real(node.as_real());
+    case Node::Kind::string:
+      return node.as_string().empty() || needs_quotes(node.as_string()) ? quote(node.as_string())
+                                                                        : node.as_string();
+    default:
+      return to_flow(node);
+  }
+}
+
+bool is_flat(const Node& node) {
+  if (node.is_map()) return node.entries().empty();
+  if (!node.is_list()) return true;
+  for (const auto& item : node.items()) {
+    if (!item.is_scalar()) return false;
+  }
+  return true;
+}
+
+void emit(const Node& node, int indent, std::ostringstream& out) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  if (node.is_map()) {
+    for (const auto& [key, child] : node.entries()) {
+      const std::string name = needs_quotes(key) ? quote(key) : key;
+      if (is_flat(child)) {
+        out << pad << name << ": " << to_flow(child) << "\n";
+      } else {
+        out << pad << name << ":\n";
+        emit(child, indent + 2, out);
+      }
+    }
+    return;
+  }
+  for (const auto& item : node.items()) {
+    if (is_flat(item)) {
+      out << pad << "- " << to_flow(item) << "\n";
+    } else {
+      out << pad << "-\n";
+      emit(item, indent + 2, out);
+    }
+  }
+}
+
+}  // namespace
+
+Node parse_yaml(const std::string& text, const std::string& source) {
+  try {
+    return from_yaml(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    throw Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
+  }
+}
+
+Node load_yaml_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw Error(path + ": cannot read config file");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_yaml(text.str(), path);
+}
+
+std::string to_flow(const Node& node) {
+  if (node.is_list()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < node.items().size(); ++i) {
+      out += (i ? ", " : "") + to_flow(node.items()[i]);
+    }
+    return out + "]";
+  }
+  if (node.is_map()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [key, child] : node.entries()) {
+      out += (first ? "" : ", ") + (needs_quotes(key) ? quote(key) : key) + ": " + to_flow(child);
+      first = false;
+    }
+    return out + "}";
+  }
+  return scalar_text(node);
+}
+
+std::string to_yaml(const Node& root) {
+  std::ostringstream out;
+  emit(root, 0, out);
+  return out.str();
+}
+
+}  // namespace verlpp::config

@@ -1,0 +1,23 @@
+// YAML text <-> configuration tree, with OmegaConf's scalar typing (see plain_scalar in node.h).
+#pragma once
+
+#include <string>
+
+#include "verlpp/config/node.h"
+
+namespace verlpp::config {
+
+// Parses YAML text. Plain scalars are typed by plain_scalar; quoted scalars stay strings.
+// Throws verlpp::Error "SOURCE:LINE:COLUMN: <parser message>" on malformed YAML.
+Node parse_yaml(const std::string& text, const std::string& source);
+
+// Reads and parses a YAML file; throws verlpp::Error naming the path when it cannot be read.
+Node load_yaml_file(const std::string& path);
+
+// Block-style YAML; strings that would read back as another type are double-quoted.
+std::string to_yaml(const Node& root);
+
+// One-line flow form of a value ("[a, b]", "{k: v}", "1e-06"), for messages.
+std::string to_flow(const Node& node);
+
+}  // namespace verlpp::config
