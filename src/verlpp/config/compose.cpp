@@ -1,6 +1,8 @@
 #include "verlpp/config/compose.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "verlpp/config/embedded_configs.h"
 #include "verlpp/config/interpolate.h"
@@ -34,12 +36,17 @@ std::string builtin_names() {
 
 Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_name) {
   const std::string name = stem(raw_name);
-  if (dir) {
-    const fs::path file = fs::path(*dir) / (name + ".yaml");
-    if (fs::exists(file)) return {load_yaml_file(file.string()), file.string(), true};
-  }
   const auto& builtin = embedded_configs();
   const auto it = builtin.find(name);
+  if (dir) {
+    const fs::path file = fs::path(*dir) / (name + ".yaml");
+    if (fs::exists(file)) {
+      std::ifstream in(file);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const bool same_as_builtin = it != builtin.end() && it->second == text;
+      return {parse_yaml(text, file.string()), file.string(), !same_as_builtin};
+    }
+  }
   if (it == builtin.end()) {
     throw Error("config '" + raw_name + "' not found" +
                 (dir ? " in --config-path " + *dir : std::string()) + " or among the built-in configs (" +
@@ -113,7 +120,12 @@ ComposedConfig compose_config(const ConfigRequest& request) {
   }
   resolve_interpolations(out.root);
   if (deferred.empty()) return out;
-  for (const auto& item : deferred) apply_override(out.root, item);
+  // Under an interpolated map the key came from the referenced map, not from this config: Hydra's
+  // "+" (add) behaves as "++" there, so verl scripts that add the same key to actor and ref work.
+  for (auto& item : deferred) {
+    if (item.op == Override::Op::add) item.op = Override::Op::force;
+    apply_override(out.root, item);
+  }
   resolve_interpolations(out.root);
   return out;
 }

@@ -128,7 +128,7 @@ class Resolver {
     const Node* value = lookup(trim(expression), holder, key);
     if (value == nullptr) fail(key, "${" + expression + "} refers to a key that does not exist");
     if (value->is_missing()) {
-      fail(key, "${" + expression + "} refers to a required key that is not set (still ???)");
+      fail(key, "${" + expression + "} refers to a required key that is still unset");
     }
     return *value;
   }

@@ -91,7 +91,7 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
         for (std::int64_t candidate : {f + delta, f - delta}) {
           const std::int64_t rest = layers - candidate - l;
           if (first && candidate > 0 && rest > 0 && rest % middle == 0) {
-            fix = fmt::format("+{}.num_layers_in_first_pipeline_stage={} ({} + {}×{} + {})", key, candidate,
+            fix = fmt::format("++{}.num_layers_in_first_pipeline_stage={} ({} + {}×{} + {})", key, candidate,
                               candidate, middle, rest / middle, l);
             break;
           }

@@ -1,5 +1,6 @@
 #include "verlpp/config/override.h"
 
+#include "verlpp/config/compose.h"
 #include "verlpp/config/suggest.h"
 #include "verlpp/config/yaml_io.h"
 #include "verlpp/core/error.h"
@@ -192,6 +193,16 @@ Node* parent_of(Node& root, const std::vector<std::string>& parts, bool create) 
   return node;
 }
 
+// Hydra's OmegaConf.update(merge=True): a map merges into an existing map, anything else replaces.
+void set_or_merge(Node& parent, const std::string& key, const Node& value) {
+  Node* existing = parent.find(key);
+  if (existing != nullptr && existing->is_map() && value.is_map()) {
+    merge_into(*existing, value);
+  } else {
+    parent.set(key, value);
+  }
+}
+
 }  // namespace
 
 Node parse_override_value(std::string_view text) { return ValueParser(text).parse_top(); }
@@ -247,17 +258,17 @@ Applied apply_override(Node& root, const Override& item) {
       if (parent == nullptr) {
         throw Error("override '" + item.text + "': a parent of '" + item.path + "' is not a map");
       }
-      if (existing != nullptr) {
+      if (existing != nullptr && !existing->is_null() && item.value->is_scalar()) {
         throw Error("override '" + item.text + "': key '" + item.path + "' already exists (value " +
                     to_flow(*existing) + "); write " + item.text.substr(1) + " to change it");
       }
-      parent->set(parts.back(), *item.value);
+      set_or_merge(*parent, parts.back(), *item.value);
       return Applied::yes;
     case Override::Op::force:
       if (parent == nullptr) {
         throw Error("override '" + item.text + "': a parent of '" + item.path + "' is not a map");
       }
-      parent->set(parts.back(), *item.value);
+      set_or_merge(*parent, parts.back(), *item.value);
       return Applied::yes;
     case Override::Op::remove:
       if (existing == nullptr) {

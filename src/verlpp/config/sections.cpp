@@ -235,7 +235,9 @@ ActorConfig bind_actor(const Section& s) {
   a.kl_loss_coef = s.real("kl_loss_coef");
   a.kl_loss_type = s.string("kl_loss_type");
   a.loss_agg_mode = s.string("loss_agg_mode");
-  a.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  if (s.has("ulysses_sequence_parallel_size")) {
+    a.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  }
   a.router_replay_mode = s.child("router_replay").string("mode");
   const Section loss = s.child("policy_loss");
   a.policy_loss.loss_mode = loss.string("loss_mode");
@@ -293,7 +295,9 @@ CriticConfig bind_critic(const Section& s) {
   c.ppo_micro_batch_size_per_gpu = s.opt_integer("ppo_micro_batch_size_per_gpu");
   c.use_dynamic_bsz = s.boolean("use_dynamic_bsz");
   c.ppo_max_token_len_per_gpu = s.integer("ppo_max_token_len_per_gpu");
-  c.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  if (s.has("ulysses_sequence_parallel_size")) {
+    c.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
+  }
   c.cliprange_value = s.real("cliprange_value");
   c.optim = bind_optim(s.child("optim"));
   c.engine = bind_engine(s, "fsdp");

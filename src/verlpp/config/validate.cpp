@@ -66,8 +66,9 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
   const std::int64_t n_gpus = layout.world;
   const std::int64_t samples = c.data.train_batch_size * c.rollout.n;
   const ActorConfig& a = c.actor;
+  const bool megatron_invalid = layout.actor_megatron && layout.actor_megatron->dp == 0;
   if (!a.use_dynamic_bsz) {
-    std::int64_t minimal = n_gpus;
+    std::int64_t minimal = megatron_invalid ? 0 : n_gpus;
     std::string why = fmt::format("the {} devices", n_gpus);
     if (layout.actor_megatron && layout.actor_megatron->dp > 0 && a.ppo_micro_batch_size_per_gpu) {
       minimal = layout.actor_megatron->dp * *a.ppo_micro_batch_size_per_gpu;
