@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end tests of `verlpp check`: the three seed launch scripts (examples/), their failing
+# variants, and bad input as a new user would type it. Usage: check_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+cd "$2"
+FIXTURES=tests/fixtures/models
+failures=0
+out=""
+rc=0
+
+run() { out=$("$@" 2>&1); rc=$?; }
+fail() { echo "FAIL: $1"; echo "$out" | tail -20; failures=$((failures + 1)); }
+expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1"; }
+expect_has() { grep -qF -- "$1" <<<"$out" || fail "$2: output lacks '$1'"; }
+expect_lines() { [ "$(wc -l <<<"$out")" -eq "$1" ] || fail "$2: expected $1 output line(s)"; }
+
+export VERLPP_COMMAND="$VERLPP check --no-print-config"
+
+# Seed 002: Qwen3-235B-A22B on 16×16 NPUs.
+export MODEL_PATH=$FIXTURES/qwen3-235b-a22b-instruct-2507
+run examples/run_qwen3_235b_256k_megatron_npu.sh
+expect_rc 0 "seed 002"
+expect_has "layers per pipeline stage (94 layers): 5 + 14×6 + 5" "seed 002 stages"
+expect_has "tp 2 · pp 16 · cp 8 → dp 1; experts: ep 16 · etp 1 → expert-dp 1" "seed 002 layout"
+expect_has "MoE parallel folding (world % (etp·ep·pp) == 0): valid, expert-dp 1" "seed 002 folding"
+expect_has "legacy rule (ep divides dense dp): INVALID: ep 16 does not divide dense dp 1" "seed 002 legacy"
+expect_has "tp 4 · dp 32 · pp 1 (ep 128) = 128 devices per replica, 256 devices → 2 replicas" "seed 002 rollout"
+expect_has "trainer.device npu" "seed 002 device"
+expect_has "actor_rollout_ref.actor.use_torch_compile" "seed 002 ignored keys"
+expect_has "== result: valid" "seed 002 verdict"
+
+NNODES=8 run examples/run_qwen3_235b_256k_megatron_npu.sh
+expect_rc 1 "seed 002 on 128 devices"
+expect_has "world size 128 is not divisible by tp 2 × pp 16 × cp 8 = 256" "seed 002 on 128 devices"
+expect_has "fix: trainer.nnodes=16" "seed 002 on 128 devices fix"
+
+FIRST_LAYER=4 run examples/run_qwen3_235b_256k_megatron_npu.sh
+expect_rc 1 "seed 002 with 4 first-stage layers"
+expect_has "94 layers − first stage 4 − last stage 5 = 85 left-over layers over pp 16 − 2 = 14 left-over stages" \
+  "seed 002 with 4 first-stage layers"
+unset MODEL_PATH
+
+# Seed 003: on-policy distillation, 8 student GPUs + 8 teacher GPUs.
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 0 "seed 003"
+expect_has "rollout (vllm): tp 2 · dp 1 · pp 1 = 2 devices per replica, 8 devices → 4 replicas" "seed 003 rollout"
+expect_has "teacher teacher_model: tp 8 · dp 1 · pp 1 (ep 8) = 8 devices per replica, 8 devices → 1 replicas" \
+  "seed 003 teacher"
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh \
+  distillation.teacher_models.teacher_model.inference.max_model_len=3000
+expect_rc 1 "seed 003 short teacher context"
+expect_has "prompt 1024 + response 2048 + 1 = 3073 tokens but max_model_len is 3000" "seed 003 short teacher context"
+
+# Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.
+MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b run examples/run_qwen3_5_35b_fsdp_turbo.sh
+expect_rc 0 "seed 000"
+expect_has "fsdp_turbo: fully_shard 8 · ep 8 · ulysses 1" "seed 000 turbo"
+expect_has "tp 4 · dp 1 · pp 1 = 4 devices per replica, 8 devices → 2 replicas" "seed 000 rollout"
+expect_has "engine_kwargs.vllm.compilation_config.cudagraph_mode" "seed 000 ignored vllm kwargs"
+MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b GEN_TP=3 run examples/run_qwen3_5_35b_fsdp_turbo.sh
+expect_rc 1 "seed 000 rollout tp 3"
+expect_has "8 devices (trainer.nnodes × trainer.n_gpus_per_node) are not divisible by tp 3" "seed 000 rollout tp 3"
+
+# The bundled example the README runs.
+run "$VERLPP" check --config-path examples --config-name grpo_gsm8k_qwen3_0.6b
+expect_rc 0 "bundled example"
+expect_has "train_batch_size: 256" "bundled example prints the config"
+
+# Bad input: each one line on stderr, exit 1.
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm data.train_batch_sise=8
+expect_rc 1 "unknown key"
+expect_lines 1 "unknown key"
+expect_has "unknown key 'data.train_batch_sise' (closest valid key: 'data.train_batch_size')" "unknown key"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm 'trainer.logger=[console'
+expect_rc 1 "malformed override"
+expect_lines 1 "malformed override"
+expect_has "expected ',' or ']' in a list" "malformed override"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm data.train_batch_size=abc
+expect_rc 1 "wrong type"
+expect_lines 1 "wrong type"
+expect_has "data.train_batch_size: expected an integer, got a string 'abc'" "wrong type"
+run "$VERLPP" check
+expect_rc 1 "unset required key"
+expect_lines 1 "unset required key"
+expect_has "actor_rollout_ref.rollout.name: required value is not set" "unset required key"
+run "$VERLPP" check --config-path /nonexistent --config-name my_run
+expect_rc 1 "missing config file"
+expect_lines 1 "missing config file"
+expect_has "config 'my_run' not found in --config-path /nonexistent" "missing config file"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all e2e check tests passed"

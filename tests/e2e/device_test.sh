@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device selection when running (not checking): NPU is refused with a clear message; check still
+# accepts NPU configurations. Usage: device_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+cd "$2"
+failures=0
+ARGS=(--config-path examples --config-name grpo_gsm8k_qwen3_0.6b)
+
+out=$("$VERLPP" ppo "${ARGS[@]}" trainer.device=npu 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "trainer.device=npu: Ascend NPU is not supported by this build" <<<"$out"; then
+  echo "FAIL: trainer.device=npu (exit $rc): $out"; failures=$((failures + 1))
+fi
+out=$(DEVICE=npu "$VERLPP" ppo "${ARGS[@]}" 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "DEVICE=npu: Ascend NPU is not supported by this build" <<<"$out"; then
+  echo "FAIL: DEVICE=npu (exit $rc): $out"; failures=$((failures + 1))
+fi
+out=$("$VERLPP" check --no-print-config "${ARGS[@]}" trainer.device=npu 2>&1); rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "FAIL: check with trainer.device=npu should pass (exit $rc): $out"; failures=$((failures + 1))
+fi
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  expected="device cuda"
+else
+  expected="device cpu"
+fi
+out=$("$VERLPP" ppo "${ARGS[@]}" 2>&1); rc=$?
+if [ "$rc" -ne 2 ] || ! grep -qF "$expected" <<<"$out"; then
+  echo "FAIL: device detection (exit $rc, expected '$expected'): $out"; failures=$((failures + 1))
+fi
+[ "$failures" -eq 0 ] && echo "all device tests passed"
+exit $((failures != 0))
