@@ -401,6 +401,7 @@ TrainerConfig bind_trainer(const Section& s) {
 Config bind_config(const Node& root) {
   const Section top(&root, "");
   Config c;
+  c.model_engine = top.string("model_engine");
   c.data = bind_data(top.child("data"));
   const Section arr = top.child("actor_rollout_ref");
   c.model = bind_model(arr.child("model"));

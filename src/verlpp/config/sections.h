@@ -188,6 +188,7 @@ struct TrainerConfig {
 };
 
 struct Config {
+  std::string model_engine;  // dp or megatron (selected by --config-name, as verl's defaults list does)
   DataConfig data;
   ModelConfig model;
   ActorConfig actor;

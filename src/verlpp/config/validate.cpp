@@ -282,6 +282,17 @@ void check_distillation(const Config& c, Findings& out) {
   }
 }
 
+void check_engine_choice(const Config& c, Findings& out) {
+  const bool megatron = c.actor.engine.megatron.has_value();
+  if ((c.model_engine == "megatron") != megatron) {
+    add_error(out, "model_engine",
+              fmt::format("model_engine={} but the loaded config has the {} engine sections; verlpp selects the "
+                          "engine by config name, not by a model_engine override",
+                          c.model_engine, megatron ? "megatron" : "dp (FSDP)"),
+              megatron ? "drop the model_engine override" : "--config-name ppo_megatron_trainer");
+  }
+}
+
 void check_trainer(const Config& c, Findings& out) {
   const TrainerConfig& t = c.trainer;
   if (!t.use_v1 && !t.hybrid_engine) {
@@ -316,6 +327,7 @@ void validate_config(const Config& config, const Layout& layout, Findings& findi
   check_rollout(config, findings);
   check_algorithm(config, findings);
   if (config.distillation.enabled) check_distillation(config, findings);
+  check_engine_choice(config, findings);
   check_trainer(config, findings);
 }
 
