@@ -1,6 +1,5 @@
 // The `verlpp` command line. Subcommands take verl's Hydra-style overrides (key=value ...).
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "verlpp/config/check.h"
@@ -11,9 +10,12 @@
 namespace {
 
 void add_config_options(CLI::App& command, verlpp::config::ConfigRequest& request) {
-  command.add_option("--config-path", request.config_path, "directory of the primary config (as Hydra's)");
-  command.add_option("--config-name", request.config_name, "primary config name (default ppo_trainer)");
-  command.add_option("overrides", request.overrides, "verl overrides: key=value, +key=value, ++key=value, ~key");
+  command.add_option("--config-path", request.config_path,
+                     "directory of the primary config (as Hydra's)");
+  command.add_option("--config-name", request.config_name,
+                     "primary config name (default ppo_trainer)");
+  command.add_option("overrides", request.overrides,
+                     "verl overrides: key=value, +key=value, ++key=value, ~key");
 }
 
 int run_check(const verlpp::config::ConfigRequest& request, bool print_config) {
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
 
   verlpp::config::ConfigRequest check_request;
   bool print_config = true;
-  CLI::App* check = app.add_subcommand("check", "resolve and validate a config and its parallel layout; run nothing");
+  CLI::App* check = app.add_subcommand(
+      "check", "resolve and validate a config and its parallel layout; run nothing");
   add_config_options(*check, check_request);
   check->add_flag("!--no-print-config", print_config, "print only the layout and the findings");
 

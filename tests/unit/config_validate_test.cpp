@@ -1,1 +1,356 @@
+// verl's startup rules (../shared/reference/verl.md §2), each with numbers worked out by hand.
+// The base configuration is a valid GRPO run on 1 × 8 devices; each test changes what its rule
+// needs.
 #include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verlpp/config/compose.h"
+#include "verlpp/config/finding.h"
+#include "verlpp/config/layout.h"
+#include "verlpp/config/sections.h"
+#include "verlpp/config/validate.h"
+
+namespace verlpp::config {
+namespace {
+
+const std::string kActor = "actor_rollout_ref.actor";
+const std::string kRollout = "actor_rollout_ref.rollout";
+const std::string kRef = "actor_rollout_ref.ref";
+
+// GRPO on 8 devices (FSDP, dp 8): 64 prompts × n 4 = 256 samples (256 % 8 == 0); mini-batch
+// 16 × 4 = 64 samples, 64 / dp 8 = 8 per rank, 8 % micro 2 == 0; KL loss on, so the ref needs
+// its own micro batch size.
+std::vector<std::string> grpo(std::vector<std::string> extra = {}) {
+  std::vector<std::string> overrides = {
+      "algorithm.adv_estimator=grpo",
+      "data.train_batch_size=64",
+      kRollout + ".name=vllm",
+      kRollout + ".n=4",
+      kActor + ".ppo_mini_batch_size=16",
+      kActor + ".ppo_micro_batch_size_per_gpu=2",
+      kActor + ".use_kl_loss=True",
+      kRollout + ".log_prob_micro_batch_size_per_gpu=4",
+      kRef + ".log_prob_micro_batch_size_per_gpu=4",
+  };
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  return overrides;
+}
+
+struct Checked {
+  Config config;
+  Findings findings;  // layout findings, then validation findings
+};
+
+Checked check(const std::vector<std::string>& overrides,
+              const std::string& config_name = "ppo_trainer") {
+  Checked out;
+  out.config = bind_config(compose_config({std::nullopt, config_name, overrides}).root);
+  const Layout layout = plan_layout(out.config, std::nullopt, out.findings);
+  validate_config(out.config, layout, out.findings);
+  return out;
+}
+
+std::vector<Finding> errors_with_key(const Findings& findings, const std::string& key) {
+  std::vector<Finding> out;
+  for (const auto& f : findings) {
+    if (f.severity == Finding::Severity::error && f.key == key) out.push_back(f);
+  }
+  return out;
+}
+
+bool has_error(const Findings& findings, const std::string& key) {
+  return !errors_with_key(findings, key).empty();
+}
+
+bool has_error_under(const Findings& findings, const std::string& prefix) {
+  for (const auto& f : findings) {
+    if (f.severity == Finding::Severity::error && f.key.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+std::string describe(const Findings& findings) {
+  std::string out;
+  for (const auto& f : findings) {
+    out += (f.severity == Finding::Severity::error ? "error " : "notice ") + f.key + ": " +
+           f.message + "\n";
+  }
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ValidateGrpo, FullyValidConfigHasNoErrors) {
+  const Checked c = check(grpo());
+  for (const auto& f : c.findings) {
+    EXPECT_NE(f.severity, Finding::Severity::error) << f.key << ": " << f.message;
+  }
+}
+
+TEST(ValidateBatch, SamplesNotDivisibleByWorld) {
+  // 63 prompts × n 4 = 252 samples; 252 % 8 = 4.
+  const Checked c = check(grpo({"data.train_batch_size=63"}));
+  const auto errors = errors_with_key(c.findings, "data.train_batch_size");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "252")) << errors[0].message;
+}
+
+TEST(ValidateBatch, RolloutNCountsTowardsDivisibility) {
+  // 62 prompts alone do not divide by 8, but 62 × 4 = 248 = 31 × 8 samples do.
+  const Checked c = check(grpo({"data.train_batch_size=62"}));
+  EXPECT_FALSE(has_error(c.findings, "data.train_batch_size")) << describe(c.findings);
+}
+
+TEST(ValidateBatch, MegatronMinimalBatchIsDpTimesMicro) {
+  // Megatron tp2 on 8 devices: dp 4; micro 4 per GPU → minimal batch 16.
+  // 62 × 4 = 248 divides by 8 but 248 % 16 = 8.
+  const Checked c =
+      check(grpo({"data.train_batch_size=62", kActor + ".megatron.tensor_model_parallel_size=2",
+                  kActor + ".ppo_micro_batch_size_per_gpu=4"}),
+            "ppo_megatron_trainer");
+  EXPECT_TRUE(has_error(c.findings, "data.train_batch_size")) << describe(c.findings);
+}
+
+TEST(ValidateBatch, MegatronMinimalBatchDivides) {
+  // dp 4 × micro 4 = 16; 60 × 4 = 240 = 15 × 16.
+  const Checked c =
+      check(grpo({"data.train_batch_size=60", kActor + ".megatron.tensor_model_parallel_size=2",
+                  kActor + ".ppo_micro_batch_size_per_gpu=4"}),
+            "ppo_megatron_trainer");
+  EXPECT_FALSE(has_error(c.findings, "data.train_batch_size")) << describe(c.findings);
+}
+
+TEST(ValidateMicroBatch, ActorBothSet) {
+  const Checked c = check(grpo({kActor + ".ppo_micro_batch_size=16"}));
+  const auto errors = errors_with_key(c.findings, kActor + ".ppo_micro_batch_size_per_gpu");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "both")) << errors[0].message;
+}
+
+TEST(ValidateMicroBatch, ActorNeitherSet) {
+  const Checked c = check(grpo({kActor + ".ppo_micro_batch_size_per_gpu=null"}));
+  const auto errors = errors_with_key(c.findings, kActor + ".ppo_micro_batch_size_per_gpu");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "neither")) << errors[0].message;
+}
+
+TEST(ValidateMicroBatch, ActorDeprecatedGlobalAloneIsAccepted) {
+  // Global micro batch 8: 16 % 8 == 0 and 8 × ulysses 1 >= 8 devices.
+  const Checked c = check(
+      grpo({kActor + ".ppo_micro_batch_size_per_gpu=null", kActor + ".ppo_micro_batch_size=8"}));
+  EXPECT_FALSE(has_error_under(c.findings, kActor + ".ppo_micro_batch_size"))
+      << describe(c.findings);
+}
+
+TEST(ValidateMicroBatch, RolloutNeitherSet) {
+  const Checked c = check(grpo({kRollout + ".log_prob_micro_batch_size_per_gpu=null"}));
+  EXPECT_TRUE(has_error(c.findings, kRollout + ".log_prob_micro_batch_size_per_gpu"))
+      << describe(c.findings);
+}
+
+TEST(ValidateMicroBatch, RefNeededWithKlLoss) {
+  const Checked c = check(grpo({kRef + ".log_prob_micro_batch_size_per_gpu=null"}));
+  EXPECT_TRUE(has_error(c.findings, kRef + ".log_prob_micro_batch_size_per_gpu"))
+      << describe(c.findings);
+}
+
+TEST(ValidateMicroBatch, RefIgnoredWithoutKl) {
+  // No KL loss and no in-reward KL: no reference policy, so its micro batch is not needed.
+  const Checked c = check(
+      grpo({kActor + ".use_kl_loss=False", kRef + ".log_prob_micro_batch_size_per_gpu=null"}));
+  EXPECT_FALSE(has_error_under(c.findings, kRef)) << describe(c.findings);
+}
+
+TEST(ValidateMicroBatch, PerRankSamplesNotDivisibleByMicro) {
+  // 16 × 4 = 64 samples / dp 8 = 8 per rank; 8 % 3 = 2.
+  const Checked c = check(grpo({kActor + ".ppo_micro_batch_size_per_gpu=3"}));
+  EXPECT_TRUE(has_error(c.findings, kActor + ".ppo_micro_batch_size_per_gpu"))
+      << describe(c.findings);
+}
+
+TEST(ValidateActor, UnknownLossAggMode) {
+  const Checked c = check(grpo({kActor + ".loss_agg_mode=seq-mean"}));
+  EXPECT_TRUE(has_error(c.findings, kActor + ".loss_agg_mode")) << describe(c.findings);
+}
+
+TEST(ValidateActor, EveryVerlLossAggModeIsAccepted) {
+  for (const char* mode : {"token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean",
+                           "seq-mean-token-sum-norm"}) {
+    const Checked c = check(grpo({kActor + ".loss_agg_mode=" + mode}));
+    EXPECT_FALSE(has_error(c.findings, kActor + ".loss_agg_mode")) << mode;
+  }
+}
+
+TEST(ValidateRollout, SampledValidationNeedsPositiveTemperature) {
+  const Checked c =
+      check(grpo({kRollout + ".val_kwargs.do_sample=True", kRollout + ".temperature=0"}));
+  EXPECT_TRUE(has_error(c.findings, kRollout + ".temperature")) << describe(c.findings);
+}
+
+TEST(ValidateRollout, GreedyValidationAllowsZeroTemperature) {
+  // val_kwargs.do_sample is False by default, so the rule does not apply.
+  const Checked c = check(grpo({kRollout + ".temperature=0"}));
+  EXPECT_FALSE(has_error(c.findings, kRollout + ".temperature")) << describe(c.findings);
+}
+
+TEST(ValidateBatch, MiniBatchLargerThanTrainBatch) {
+  // mini 128 > train 64. (128 × 4 = 512 samples still split over dp 8.)
+  const Checked c = check(grpo({kActor + ".ppo_mini_batch_size=128"}));
+  const auto errors = errors_with_key(c.findings, kActor + ".ppo_mini_batch_size");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "128")) << errors[0].message;
+  EXPECT_TRUE(contains(errors[0].message, "64")) << errors[0].message;
+}
+
+TEST(ValidateBatch, MiniBatchSamplesNotDivisibleByDp) {
+  // 3 × n 4 = 12 samples over dp 8: 12 % 8 = 4.
+  const Checked c = check(grpo({kActor + ".ppo_mini_batch_size=3"}));
+  const auto errors = errors_with_key(c.findings, kActor + ".ppo_mini_batch_size");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "12")) << errors[0].message;
+}
+
+TEST(ValidateBatch, UlyssesShrinksDpForMiniBatch) {
+  // Ulysses 2: dp = 8 / 2 = 4, and 3 × 4 = 12 samples split 3 per rank (micro 1).
+  const Checked c =
+      check(grpo({kActor + ".ppo_mini_batch_size=3", kActor + ".ppo_micro_batch_size_per_gpu=1",
+                  kActor + ".fsdp_config.ulysses_sequence_parallel_size=2"}));
+  EXPECT_FALSE(has_error_under(c.findings, kActor + ".ppo_m")) << describe(c.findings);
+}
+
+std::vector<std::string> dynamic(int token_budget) {
+  // Longest sequence: prompt 1024 + response 2048 = 3072 tokens.
+  return grpo({kActor + ".use_dynamic_bsz=True", "data.max_prompt_length=1024",
+               "data.max_response_length=2048",
+               kActor + ".ppo_max_token_len_per_gpu=" + std::to_string(token_budget)});
+}
+
+TEST(ValidateDynamicBatch, BudgetBelowLongestSequence) {
+  // 3000 < 3072; the rollout and ref budgets follow the actor's.
+  const Checked c = check(dynamic(3000));
+  const auto errors = errors_with_key(c.findings, kActor + ".ppo_max_token_len_per_gpu");
+  ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+  EXPECT_TRUE(contains(errors[0].message, "3072")) << errors[0].message;
+  EXPECT_TRUE(has_error(c.findings, kRollout + ".log_prob_max_token_len_per_gpu"));
+  EXPECT_TRUE(has_error(c.findings, kRef + ".log_prob_max_token_len_per_gpu"));
+}
+
+TEST(ValidateDynamicBatch, BudgetEqualToLongestSequence) {
+  const Checked c = check(dynamic(3072));
+  EXPECT_FALSE(has_error(c.findings, kActor + ".ppo_max_token_len_per_gpu"))
+      << describe(c.findings);
+}
+
+TEST(ValidateDynamicBatch, MicroBatchesNotRequired) {
+  // With dynamic batching, verl skips the "exactly one micro batch size" rules.
+  std::vector<std::string> overrides = dynamic(3072);
+  overrides.push_back(kActor + ".ppo_micro_batch_size_per_gpu=null");
+  overrides.push_back(kRollout + ".log_prob_micro_batch_size_per_gpu=null");
+  overrides.push_back(kRef + ".log_prob_micro_batch_size_per_gpu=null");
+  const Checked c = check(overrides);
+  EXPECT_FALSE(has_error_under(c.findings, kActor + ".ppo_micro")) << describe(c.findings);
+  EXPECT_FALSE(has_error(c.findings, kRollout + ".log_prob_micro_batch_size_per_gpu"));
+}
+
+TEST(ValidateDynamicBatch, UlyssesMultipliesBudget) {
+  // fsdp_config Ulysses 2 (the engine's key; verl's actor key is a deprecated alias copied into
+  // it): 1536 × 2 = 3072 >= 3072.
+  std::vector<std::string> overrides = dynamic(1536);
+  overrides.push_back(kActor + ".fsdp_config.ulysses_sequence_parallel_size=2");
+  const Checked c = check(overrides);
+  EXPECT_FALSE(has_error(c.findings, kActor + ".ppo_max_token_len_per_gpu"))
+      << describe(c.findings);
+}
+
+TEST(ValidateCritic, GaeNeedsCriticMicroBatch) {
+  // adv_estimator gae turns the critic on; its micro batch follows ppo_micro_batch_size (null).
+  const Checked c = check(grpo({"algorithm.adv_estimator=gae"}));
+  EXPECT_TRUE(need_critic(c.config));
+  EXPECT_TRUE(has_error(c.findings, "critic.ppo_micro_batch_size_per_gpu")) << describe(c.findings);
+}
+
+TEST(ValidateCritic, GaeWithCriticMicroBatchIsValid) {
+  const Checked c =
+      check(grpo({"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"}));
+  EXPECT_FALSE(has_error_under(c.findings, "critic")) << describe(c.findings);
+}
+
+TEST(ValidateCritic, GrpoDoesNotNeedCritic) {
+  const Checked c = check(grpo());
+  EXPECT_FALSE(need_critic(c.config));
+  EXPECT_FALSE(has_error_under(c.findings, "critic")) << describe(c.findings);
+}
+
+TEST(ValidateCritic, ExplicitlyDisabledCriticUnderGae) {
+  const Checked c = check(grpo({"algorithm.adv_estimator=gae", "critic.enable=False"}));
+  EXPECT_FALSE(need_critic(c.config));
+  EXPECT_FALSE(has_error_under(c.findings, "critic")) << describe(c.findings);
+}
+
+TEST(ValidateCritic, CriticMiniBatchLargerThanTrainBatch) {
+  // The critic mini-batch follows the actor's unless set: 128 > 64.
+  const Checked c =
+      check(grpo({"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2",
+                  "critic.ppo_mini_batch_size=128"}));
+  EXPECT_TRUE(has_error(c.findings, "critic.ppo_mini_batch_size")) << describe(c.findings);
+}
+
+TEST(ValidateActor, DualClipConstantMustExceedOne) {
+  const Checked c = check(grpo({kActor + ".clip_ratio_c=1.0"}));
+  EXPECT_TRUE(has_error(c.findings, kActor + ".clip_ratio_c")) << describe(c.findings);
+}
+
+TEST(ValidateActor, DualClipConstantAboveOneIsValid) {
+  const Checked c = check(grpo({kActor + ".clip_ratio_c=1.5"}));
+  EXPECT_FALSE(has_error(c.findings, kActor + ".clip_ratio_c")) << describe(c.findings);
+}
+
+TEST(ValidateAlgorithm, GrpoPasskNeedsTwoSamples) {
+  const Checked c = check(grpo({"algorithm.adv_estimator=grpo_passk", kRollout + ".n=1"}));
+  EXPECT_TRUE(has_error(c.findings, kRollout + ".n")) << describe(c.findings);
+}
+
+TEST(ValidateAlgorithm, GrpoPasskWithTwoSamples) {
+  const Checked c = check(grpo({"algorithm.adv_estimator=grpo_passk", kRollout + ".n=2"}));
+  EXPECT_FALSE(has_error(c.findings, kRollout + ".n")) << describe(c.findings);
+}
+
+TEST(ValidateAlgorithm, UnknownAdvantageEstimator) {
+  const Checked c = check(grpo({"algorithm.adv_estimator=ppo"}));
+  EXPECT_TRUE(has_error(c.findings, "algorithm.adv_estimator")) << describe(c.findings);
+}
+
+std::vector<std::string> distill(const std::string& loss_mode, bool policy_gradient) {
+  return grpo({"distillation.enabled=True", "distillation.nnodes=1",
+               "distillation.teacher_models.teacher_model.model_path=/models/teacher",
+               "distillation.distillation_loss.loss_mode=" + loss_mode,
+               std::string("distillation.distillation_loss.use_policy_gradient=") +
+                   (policy_gradient ? "True" : "False")});
+}
+
+TEST(ValidateDistillation, K1WithoutPolicyGradient) {
+  const Checked c = check(distill("k1", false));
+  EXPECT_TRUE(has_error(c.findings, "distillation.distillation_loss.use_policy_gradient"))
+      << describe(c.findings);
+}
+
+TEST(ValidateDistillation, K1WithPolicyGradient) {
+  const Checked c = check(distill("k1", true));
+  EXPECT_FALSE(has_error(c.findings, "distillation.distillation_loss.use_policy_gradient"))
+      << describe(c.findings);
+}
+
+TEST(ValidateDistillation, K3WithoutPolicyGradient) {
+  // Only k1's gradient is independent of the teacher; k3 is fine as a supervised loss.
+  const Checked c = check(distill("k3", false));
+  EXPECT_FALSE(has_error(c.findings, "distillation.distillation_loss.use_policy_gradient"))
+      << describe(c.findings);
+}
+
+}  // namespace
+}  // namespace verlpp::config

@@ -19,35 +19,43 @@ std::string expand_home(const std::string& path) {
 }
 
 std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
-  std::string out = fmt::format("  {} (megatron): tp {} · pp {} · cp {} → dp {}; experts: ep {} · etp {} → expert-dp {}\n",
-                                role, m.tp, m.pp, m.cp, m.dp, m.ep, m.etp, m.expert_dp);
+  std::string out = fmt::format(
+      "  {} (megatron): tp {} · pp {} · cp {} → dp {}; experts: ep {} · etp {} → expert-dp {}\n",
+      role, m.tp, m.pp, m.cp, m.dp, m.ep, m.etp, m.expert_dp);
   if (m.vpp > 1) out += fmt::format("    virtual pipeline stages: {}\n", m.vpp);
   if (!m.layers_per_stage.empty()) {
     std::int64_t total = 0;
     for (const auto layers : m.layers_per_stage) total += layers;
-    out += fmt::format("    layers per pipeline stage ({} layers): {}\n", total, format_stages(m.layers_per_stage));
+    out += fmt::format("    layers per pipeline stage ({} layers): {}\n", total,
+                       format_stages(m.layers_per_stage));
   }
   if (m.ep <= 1) return out;
-  out += m.folding_valid
-             ? fmt::format("    expert layout, MoE parallel folding (world % (etp·ep·pp) == 0): valid, expert-dp {}\n",
-                           m.expert_dp)
-             : "    expert layout, MoE parallel folding: invalid (see problems)\n";
+  out += m.folding_valid ? fmt::format(
+                               "    expert layout, MoE parallel folding (world % (etp·ep·pp) == "
+                               "0): valid, expert-dp {}\n",
+                               m.expert_dp)
+                         : "    expert layout, MoE parallel folding: invalid (see problems)\n";
   if (m.legacy_valid) {
-    out += fmt::format("    expert layout, legacy rule (ep divides dense dp): valid, dp {} / ep {}\n", m.dp, m.ep);
+    out += fmt::format(
+        "    expert layout, legacy rule (ep divides dense dp): valid, dp {} / ep {}\n", m.dp, m.ep);
   } else {
     out += fmt::format(
-        "    expert layout, legacy rule (ep divides dense dp): INVALID: ep {} does not divide dense dp {} "
-        "(= world / (tp {} · pp {} · cp {})); Megatron-Core versions before MoE parallel folding reject this "
-        "layout; with folding, EP is carved out of the DP×CP×TP ranks, so it needs Megatron-Core with folding\n",
+        "    expert layout, legacy rule (ep divides dense dp): INVALID: ep {} does not divide "
+        "dense dp {} "
+        "(= world / (tp {} · pp {} · cp {})); Megatron-Core versions before MoE parallel folding "
+        "reject this "
+        "layout; with folding, EP is carved out of the DP×CP×TP ranks, so it needs Megatron-Core "
+        "with folding\n",
         m.ep, m.dp, m.tp, m.pp, m.cp);
   }
   return out;
 }
 
 std::string inference_line(const std::string& role, const InferenceLayout& i) {
-  return fmt::format("  {}: tp {} · dp {} · pp {}{} = {} devices per replica, {} devices → {} replicas\n", role,
-                     i.tp, i.dp, i.pp, i.ep > 1 ? fmt::format(" (ep {})", i.ep) : "", i.per_replica, i.pool,
-                     i.replicas);
+  return fmt::format(
+      "  {}: tp {} · dp {} · pp {}{} = {} devices per replica, {} devices → {} replicas\n", role,
+      i.tp, i.dp, i.pp, i.ep > 1 ? fmt::format(" (ep {})", i.ep) : "", i.per_replica, i.pool,
+      i.replicas);
 }
 
 }  // namespace
@@ -73,28 +81,33 @@ CheckReport check_config(const ConfigRequest& request) {
 std::string format_report(const CheckReport& r) {
   const Layout& l = r.layout;
   const TrainerConfig& t = r.config.trainer;
-  std::string out = fmt::format("== layout: {} devices = trainer.nnodes {} × trainer.n_gpus_per_node {} (trainer.device {})\n",
-                                l.world, t.nnodes, t.n_gpus_per_node, t.device);
+  std::string out = fmt::format(
+      "== layout: {} devices = trainer.nnodes {} × trainer.n_gpus_per_node {} (trainer.device "
+      "{})\n",
+      l.world, t.nnodes, t.n_gpus_per_node, t.device);
   out += fmt::format("  config: {}\n", r.composed.origin);
   if (l.model) {
-    out += fmt::format("  model: {} ({}): {} layers, {} attention heads, {} KV heads{}\n", l.model->architecture,
-                       l.model->source, l.model->num_hidden_layers, l.model->num_attention_heads,
-                       l.model->num_key_value_heads,
-                       l.model->num_experts ? fmt::format(", {} experts", *l.model->num_experts) : "");
+    out +=
+        fmt::format("  model: {} ({}): {} layers, {} attention heads, {} KV heads{}\n",
+                    l.model->architecture, l.model->source, l.model->num_hidden_layers,
+                    l.model->num_attention_heads, l.model->num_key_value_heads,
+                    l.model->num_experts ? fmt::format(", {} experts", *l.model->num_experts) : "");
   } else {
     out += "  model: " + r.model_note + "; layer and head checks skipped\n";
   }
   if (l.actor_fsdp) {
     const FsdpLayout& f = *l.actor_fsdp;
-    out += fmt::format("  actor ({}): dp {} · ulysses sp {}, fsdp_size {}\n", f.strategy, f.dp, f.ulysses_sp, f.fsdp_size);
+    out += fmt::format("  actor ({}): dp {} · ulysses sp {}, fsdp_size {}\n", f.strategy, f.dp,
+                       f.ulysses_sp, f.fsdp_size);
     if (f.strategy == "fsdp_turbo") {
-      out += fmt::format("    fsdp_turbo: fully_shard {} · ep {} · ulysses {}\n", f.turbo_fully_shard, f.turbo_ep,
-                         f.turbo_ulysses);
+      out += fmt::format("    fsdp_turbo: fully_shard {} · ep {} · ulysses {}\n",
+                         f.turbo_fully_shard, f.turbo_ep, f.turbo_ulysses);
     }
   }
   if (l.actor_megatron) out += megatron_lines("actor", *l.actor_megatron);
   if (l.ref_megatron) out += megatron_lines("ref", *l.ref_megatron);
-  out += fmt::format("  reference policy: {}; critic: {}\n", need_reference_policy(r.config) ? "yes" : "no",
+  out += fmt::format("  reference policy: {}; critic: {}\n",
+                     need_reference_policy(r.config) ? "yes" : "no",
                      need_critic(r.config) ? "yes" : "no");
   out += inference_line(fmt::format("rollout ({})", r.config.rollout.name), l.rollout);
   for (const auto& teacher : l.teachers) out += inference_line("teacher " + teacher.name, teacher);
@@ -106,7 +119,8 @@ std::string format_report(const CheckReport& r) {
   std::string problems, notices;
   for (const auto& f : r.findings) {
     if (f.severity == Finding::Severity::notice) {
-      notices += fmt::format("  note: {}: {}{}\n", f.key, f.message, f.fix.empty() ? "" : " (" + f.fix + ")");
+      notices += fmt::format("  note: {}: {}{}\n", f.key, f.message,
+                             f.fix.empty() ? "" : " (" + f.fix + ")");
       continue;
     }
     ++errors;

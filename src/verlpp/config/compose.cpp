@@ -42,15 +42,16 @@ Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_
     const fs::path file = fs::path(*dir) / (name + ".yaml");
     if (fs::exists(file)) {
       std::ifstream in(file);
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
       const bool same_as_builtin = it != builtin.end() && it->second == text;
       return {parse_yaml(text, file.string()), file.string(), !same_as_builtin};
     }
   }
   if (it == builtin.end()) {
     throw Error("config '" + raw_name + "' not found" +
-                (dir ? " in --config-path " + *dir : std::string()) + " or among the built-in configs (" +
-                builtin_names() + ")");
+                (dir ? " in --config-path " + *dir : std::string()) +
+                " or among the built-in configs (" + builtin_names() + ")");
   }
   return {parse_yaml(it->second, "built-in config/" + name + ".yaml"), "built-in " + name, false};
 }
@@ -58,13 +59,15 @@ Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_
 // Applies the `defaults:` list of `loaded`: each named config first, `_self_` where listed (at the
 // end when not listed, as in Hydra 1.1+).
 Node compose_defaults(const std::optional<std::string>& dir, Loaded loaded, int depth) {
-  if (depth > kMaxDefaultsDepth) throw Error(loaded.origin + ": defaults lists nest too deeply (a cycle?)");
+  if (depth > kMaxDefaultsDepth)
+    throw Error(loaded.origin + ": defaults lists nest too deeply (a cycle?)");
   Node own = std::move(loaded.tree);
   if (own.is_null()) own = Node::map();
   if (!own.is_map()) throw Error(loaded.origin + ": expected a YAML map at the top level");
   const Node* defaults_node = own.find("defaults");
   if (defaults_node == nullptr) return own;
-  if (!defaults_node->is_list()) throw Error(loaded.origin + ": 'defaults' must be a list of config names");
+  if (!defaults_node->is_list())
+    throw Error(loaded.origin + ": 'defaults' must be a list of config names");
   const NodeList defaults = defaults_node->items();
   own.erase("defaults");
   Node result = Node::map();

@@ -38,7 +38,8 @@ constexpr std::array kPatterns = {
 bool contains_run(const std::vector<std::string>& key, const std::vector<std::string>& pattern) {
   if (pattern.size() > key.size()) return false;
   for (std::size_t start = 0; start + pattern.size() <= key.size(); ++start) {
-    if (std::equal(pattern.begin(), pattern.end(), key.begin() + static_cast<long>(start))) return true;
+    if (std::equal(pattern.begin(), pattern.end(), key.begin() + static_cast<long>(start)))
+      return true;
   }
   return false;
 }
@@ -54,7 +55,8 @@ bool is_ignored_key(const std::string& key) {
 std::vector<std::string> ignored_keys(const std::vector<std::string>& user_keys) {
   std::vector<std::string> out;
   for (const auto& key : user_keys) {
-    if (is_ignored_key(key) && std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key);
+    if (is_ignored_key(key) && std::find(out.begin(), out.end(), key) == out.end())
+      out.push_back(key);
   }
   return out;
 }

@@ -113,7 +113,8 @@ class Resolver {
 
   Node evaluate(const std::string& expression, const Path& holder, const Path& key) {
     const std::size_t colon = expression.find(':');
-    if (colon != std::string::npos && expression.find('.') < colon && expression.starts_with("oc.")) {
+    if (colon != std::string::npos && expression.find('.') < colon &&
+        expression.starts_with("oc.")) {
       const std::string resolver = expression.substr(0, colon);
       const std::string args = expression.substr(colon + 1);
       const std::size_t comma = args.find(',');
@@ -168,7 +169,8 @@ class Resolver {
       const std::size_t dots = reference.find_first_not_of('.');
       target = holder;
       for (std::size_t up = 1; up < dots; ++up) {
-        if (target.empty()) fail(key, "relative interpolation ${" + reference + "} goes above the root");
+        if (target.empty())
+          fail(key, "relative interpolation ${" + reference + "} goes above the root");
         target.pop_back();
       }
       for (const auto& part : split_path(reference.substr(dots))) target.push_back(part);

@@ -1,7 +1,8 @@
 // OmegaConf interpolations, resolved in place once all files and overrides are merged:
 //   ${a.b}                  absolute key
 //   ${.x} ${..x}            relative to the map that holds the key (each extra dot goes up one map)
-//   ${oc.select:path,dflt}  the key's value, or dflt (parsed like an override value) when the key is
+//   ${oc.select:path,dflt}  the key's value, or dflt (parsed like an override value) when the key
+//   is
 //                           absent or ??? ; path may be relative
 //   ${oc.env:VAR,dflt}      environment variable, typed like a plain scalar; dflt when unset
 // A value that is exactly one interpolation takes the referenced value's type; interpolations
@@ -13,7 +14,8 @@
 namespace verlpp::config {
 
 // Throws verlpp::Error naming the key that holds the interpolation for: an unknown key, a reference
-// to an unset (???) key, an unset environment variable without default, an unknown resolver, a cycle.
+// to an unset (???) key, an unset environment variable without default, an unknown resolver, a
+// cycle.
 void resolve_interpolations(Node& root);
 
 }  // namespace verlpp::config

@@ -16,7 +16,8 @@ std::int64_t nodes_for(std::int64_t unit, std::int64_t per_node) {
   return std::lcm(unit, per_node) / per_node;
 }
 
-// The largest divisor d of `size` with world % (others × d) == 0: a smaller parallel size that fits.
+// The largest divisor d of `size` with world % (others × d) == 0: a smaller parallel size that
+// fits.
 std::int64_t largest_fitting(std::int64_t size, std::int64_t others, std::int64_t world) {
   for (std::int64_t d = size; d >= 1; --d) {
     if (size % d == 0 && world % (others * d) == 0) return d;
@@ -28,18 +29,20 @@ void check_heads(const std::optional<ModelShape>& model, std::int64_t tp, const 
                  bool replicate_kv, Findings& out) {
   if (!model || tp <= 1) return;
   if (model->num_attention_heads % tp != 0) {
-    add_error(out, key,
-              fmt::format("tensor parallel size {} does not divide the model's {} attention heads ({})", tp,
-                          model->num_attention_heads, model->source),
-              fmt::format("{}={}", key, std::gcd(tp, model->num_attention_heads)));
+    add_error(
+        out, key,
+        fmt::format("tensor parallel size {} does not divide the model's {} attention heads ({})",
+                    tp, model->num_attention_heads, model->source),
+        fmt::format("{}={}", key, std::gcd(tp, model->num_attention_heads)));
   }
   const std::int64_t kv = model->num_key_value_heads;
   const bool kv_ok = kv % tp == 0 || (replicate_kv && tp % kv == 0);
   if (!kv_ok) {
-    add_error(out, key,
-              fmt::format("tensor parallel size {} does not divide the model's {} KV heads{} ({})", tp, kv,
-                          replicate_kv ? " (nor is it a multiple of them)" : "", model->source),
-              fmt::format("{}={}", key, std::gcd(tp, kv)));
+    add_error(
+        out, key,
+        fmt::format("tensor parallel size {} does not divide the model's {} KV heads{} ({})", tp,
+                    kv, replicate_kv ? " (nor is it a multiple of them)" : "", model->source),
+        fmt::format("{}={}", key, std::gcd(tp, kv)));
   }
 }
 
@@ -51,8 +54,10 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
   const auto& last = m.num_layers_in_last_pipeline_stage;
   if (!model) {
     if (first || last) {
-      add_notice(out, key, "uneven pipeline stages are set but the model's layer count is unknown; not checked",
-                 "make actor_rollout_ref.model.path point at a directory with config.json");
+      add_notice(
+          out, key,
+          "uneven pipeline stages are set but the model's layer count is unknown; not checked",
+          "make actor_rollout_ref.model.path point at a directory with config.json");
     }
     return {};
   }
@@ -60,17 +65,20 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
   const std::int64_t pp = layout.pp;
   if (!first && !last) {
     if (layers % pp != 0) {
-      add_error(out, layout.section + ".pipeline_model_parallel_size",
-                fmt::format("{} layers do not split evenly over pipeline_model_parallel_size {}", layers, pp),
-                fmt::format("+{}.num_layers_in_first_pipeline_stage and _last_ so that the rest divides by the "
-                            "middle stages, or {}.pipeline_model_parallel_size={}",
-                            key, layout.section, std::gcd(layers, pp)));
+      add_error(
+          out, layout.section + ".pipeline_model_parallel_size",
+          fmt::format("{} layers do not split evenly over pipeline_model_parallel_size {}", layers,
+                      pp),
+          fmt::format(
+              "+{}.num_layers_in_first_pipeline_stage and _last_ so that the rest divides by the "
+              "middle stages, or {}.pipeline_model_parallel_size={}",
+              key, layout.section, std::gcd(layers, pp)));
       return {};
     }
     if (layout.vpp > 1 && (layers / pp) % layout.vpp != 0) {
       add_error(out, layout.section + ".virtual_pipeline_model_parallel_size",
-                fmt::format("{} layers per pipeline stage do not split over {} virtual stages", layers / pp,
-                            layout.vpp),
+                fmt::format("{} layers per pipeline stage do not split over {} virtual stages",
+                            layers / pp, layout.vpp),
                 fmt::format("{}.virtual_pipeline_model_parallel_size={}", layout.section,
                             std::gcd(layers / pp, layout.vpp)));
     }
@@ -79,10 +87,10 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
   const std::int64_t f = first.value_or(0), l = last.value_or(0);
   const std::int64_t middle = pp - (first ? 1 : 0) - (last ? 1 : 0);
   const std::int64_t left_over = layers - f - l;
-  const std::string numbers =
-      fmt::format("{} layers − first stage {} − last stage {} = {} left-over layers over pp {} − {} = {} "
-                  "left-over stages",
-                  layers, f, l, left_over, pp, pp - middle, middle);
+  const std::string numbers = fmt::format(
+      "{} layers − first stage {} − last stage {} = {} left-over layers over pp {} − {} = {} "
+      "left-over stages",
+      layers, f, l, left_over, pp, pp - middle, middle);
   if (middle < 0 || left_over < 0 || (middle == 0 && left_over != 0) ||
       (middle > 0 && (left_over % middle != 0 || left_over / middle == 0))) {
     std::string fix;
@@ -91,15 +99,17 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
         for (std::int64_t candidate : {f + delta, f - delta}) {
           const std::int64_t rest = layers - candidate - l;
           if (first && candidate > 0 && rest > 0 && rest % middle == 0) {
-            fix = fmt::format("++{}.num_layers_in_first_pipeline_stage={} ({} + {}×{} + {})", key, candidate,
-                              candidate, middle, rest / middle, l);
+            fix = fmt::format("++{}.num_layers_in_first_pipeline_stage={} ({} + {}×{} + {})", key,
+                              candidate, candidate, middle, rest / middle, l);
             break;
           }
         }
       }
     }
     add_error(out, key, "left-over layers must be divisible by left-over stages: " + numbers,
-              fix.empty() ? "change num_layers_in_first/last_pipeline_stage so the rest divides evenly" : fix);
+              fix.empty()
+                  ? "change num_layers_in_first/last_pipeline_stage so the rest divides evenly"
+                  : fix);
     return {};
   }
   std::vector<std::int64_t> stages;
@@ -109,8 +119,9 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
   return stages;
 }
 
-MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section, std::int64_t world,
-                             std::int64_t per_node, const std::optional<ModelShape>& model, Findings& out) {
+MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section,
+                             std::int64_t world, std::int64_t per_node,
+                             const std::optional<ModelShape>& model, Findings& out) {
   MegatronLayout layout;
   layout.section = section;
   layout.tp = m.tensor_model_parallel_size;
@@ -132,12 +143,13 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
   }
   const std::int64_t model_parallel = layout.tp * layout.pp * layout.cp;
   if (world % model_parallel != 0) {
-    add_error(out, kWorld,
-              fmt::format("world size {} is not divisible by tp {} × pp {} × cp {} = {} ({})", world, layout.tp,
-                          layout.pp, layout.cp, model_parallel, section),
-              fmt::format("trainer.nnodes={} (a multiple of {} devices), or {}.context_parallel_size={}",
-                          nodes_for(model_parallel, per_node), model_parallel, section,
-                          largest_fitting(layout.cp, layout.tp * layout.pp, world)));
+    add_error(
+        out, kWorld,
+        fmt::format("world size {} is not divisible by tp {} × pp {} × cp {} = {} ({})", world,
+                    layout.tp, layout.pp, layout.cp, model_parallel, section),
+        fmt::format("trainer.nnodes={} (a multiple of {} devices), or {}.context_parallel_size={}",
+                    nodes_for(model_parallel, per_node), model_parallel, section,
+                    largest_fitting(layout.cp, layout.tp * layout.pp, world)));
   } else {
     layout.dp = world / model_parallel;
   }
@@ -146,22 +158,26 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
   if (layout.folding_valid) {
     layout.expert_dp = world / expert_parallel;
   } else {
-    add_error(out, section + ".expert_model_parallel_size",
-              fmt::format("world size {} is not divisible by etp {} × ep {} × pp {} = {} (MoE parallel folding)",
-                          world, layout.etp, layout.ep, layout.pp, expert_parallel),
-              fmt::format("{}.expert_model_parallel_size={}", section,
-                          largest_fitting(layout.ep, layout.etp * layout.pp, world)));
+    add_error(
+        out, section + ".expert_model_parallel_size",
+        fmt::format(
+            "world size {} is not divisible by etp {} × ep {} × pp {} = {} (MoE parallel folding)",
+            world, layout.etp, layout.ep, layout.pp, expert_parallel),
+        fmt::format("{}.expert_model_parallel_size={}", section,
+                    largest_fitting(layout.ep, layout.etp * layout.pp, world)));
   }
   layout.legacy_valid = layout.dp > 0 && layout.dp % layout.ep == 0;
   if (model && model->num_experts && layout.ep > 1 && *model->num_experts % layout.ep != 0) {
     add_error(out, section + ".expert_model_parallel_size",
-              fmt::format("expert parallel size {} does not divide the model's {} experts", layout.ep,
-                          *model->num_experts),
-              fmt::format("{}.expert_model_parallel_size={}", section, std::gcd(layout.ep, *model->num_experts)));
+              fmt::format("expert parallel size {} does not divide the model's {} experts",
+                          layout.ep, *model->num_experts),
+              fmt::format("{}.expert_model_parallel_size={}", section,
+                          std::gcd(layout.ep, *model->num_experts)));
   }
   check_heads(model, layout.tp, section + ".tensor_model_parallel_size", false, out);
   if (m.dtype != "bfloat16" && m.dtype != "float16") {
-    add_error(out, section + ".dtype", "must be bfloat16 or float16, got '" + m.dtype + "'", section + ".dtype=bfloat16");
+    add_error(out, section + ".dtype", "must be bfloat16 or float16, got '" + m.dtype + "'",
+              section + ".dtype=bfloat16");
   }
   if (m.dynamic_context_parallel && m.max_seqlen_per_dp_cp_rank.value_or(0) <= 0) {
     add_error(out, section + ".max_seqlen_per_dp_cp_rank",
@@ -169,37 +185,43 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
               "+" + section + ".max_seqlen_per_dp_cp_rank=<tokens per DP×CP rank>");
   }
   if (layout.tp == 1 && m.sequence_parallel) {
-    add_notice(out, section + ".sequence_parallel", "tensor_model_parallel_size is 1, so sequence_parallel is turned off (as verl does)");
+    add_notice(
+        out, section + ".sequence_parallel",
+        "tensor_model_parallel_size is 1, so sequence_parallel is turned off (as verl does)");
   }
   layout.layers_per_stage = plan_stages(m, layout, model, out);
   return layout;
 }
 
-FsdpLayout plan_fsdp(const Config& config, std::int64_t world, const std::optional<ModelShape>& model,
-                     Findings& out) {
+FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
+                     const std::optional<ModelShape>& model, Findings& out) {
   const FsdpConfig& f = *config.actor.engine.fsdp;
   const std::string section = "actor_rollout_ref.actor.fsdp_config";
   FsdpLayout layout;
   layout.strategy = config.actor.strategy;
-  layout.ulysses_sp = std::max(f.ulysses_sequence_parallel_size, config.actor.ulysses_sequence_parallel_size);
+  layout.ulysses_sp =
+      std::max(f.ulysses_sequence_parallel_size, config.actor.ulysses_sequence_parallel_size);
   layout.fsdp_size = f.fsdp_size <= 0 ? world : f.fsdp_size;
   if (layout.ulysses_sp < 1 || world % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",
-              fmt::format("ulysses sequence parallel size {} does not divide the world size {}", layout.ulysses_sp, world),
-              fmt::format("{}.ulysses_sequence_parallel_size={}", section, std::gcd(std::max<std::int64_t>(layout.ulysses_sp, 1), world)));
+              fmt::format("ulysses sequence parallel size {} does not divide the world size {}",
+                          layout.ulysses_sp, world),
+              fmt::format("{}.ulysses_sequence_parallel_size={}", section,
+                          std::gcd(std::max<std::int64_t>(layout.ulysses_sp, 1), world)));
   } else {
     layout.dp = world / layout.ulysses_sp;
   }
   if (world % layout.fsdp_size != 0) {
     add_error(out, section + ".fsdp_size",
-              fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh world/fsdp_size × fsdp_size)",
+              fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh "
+                          "world/fsdp_size × fsdp_size)",
                           layout.fsdp_size, world),
               fmt::format("{}.fsdp_size={}", section, std::gcd(layout.fsdp_size, world)));
   }
   if (model && layout.ulysses_sp > 1 && model->num_attention_heads % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",
-              fmt::format("Ulysses size {} does not divide the model's {} attention heads", layout.ulysses_sp,
-                          model->num_attention_heads),
+              fmt::format("Ulysses size {} does not divide the model's {} attention heads",
+                          layout.ulysses_sp, model->num_attention_heads),
               fmt::format("{}.ulysses_sequence_parallel_size={}", section,
                           std::gcd(layout.ulysses_sp, model->num_attention_heads)));
   }
@@ -208,35 +230,41 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world, const std::option
     layout.turbo_ep = f.turbo_expert_parallel_size;
     layout.turbo_ulysses = f.turbo_ulysses_parallel_size;
     if (layout.turbo_ulysses > 1 && layout.ulysses_sp > 1) {
-      add_error(out, section + ".turbo_config.distributed.ulysses_parallel_size",
-                fmt::format("FSDP-Turbo context parallel ({}) cannot be combined with verl's Ulysses SP ({})",
-                            layout.turbo_ulysses, layout.ulysses_sp),
-                section + ".ulysses_sequence_parallel_size=1");
+      add_error(
+          out, section + ".turbo_config.distributed.ulysses_parallel_size",
+          fmt::format(
+              "FSDP-Turbo context parallel ({}) cannot be combined with verl's Ulysses SP ({})",
+              layout.turbo_ulysses, layout.ulysses_sp),
+          section + ".ulysses_sequence_parallel_size=1");
     }
   }
   return layout;
 }
 
 // vLLM/SGLang-style inference replicas (rollout or a teacher) inside a pool of devices.
-InferenceLayout plan_inference(const std::string& name, const std::string& section, const std::string& engine,
-                               std::int64_t tp, std::int64_t dp, std::int64_t pp, std::int64_t ep, std::int64_t pool,
+InferenceLayout plan_inference(const std::string& name, const std::string& section,
+                               const std::string& engine, std::int64_t tp, std::int64_t dp,
+                               std::int64_t pp, std::int64_t ep, std::int64_t pool,
                                const std::string& pool_key, Findings& out) {
   InferenceLayout layout{name, tp, dp, pp, ep, tp * dp * pp, pool, 0};
   if (layout.per_replica < 1) {
-    add_error(out, section + ".tensor_model_parallel_size", "parallel sizes must be at least 1", section + ".tensor_model_parallel_size=1");
+    add_error(out, section + ".tensor_model_parallel_size", "parallel sizes must be at least 1",
+              section + ".tensor_model_parallel_size=1");
     return layout;
   }
   if (pool % layout.per_replica != 0) {
     add_error(out, section + ".tensor_model_parallel_size",
-              fmt::format("{} devices ({}) are not divisible by tp {} × dp {} × pp {} = {} per {} replica", pool,
-                          pool_key, tp, dp, pp, layout.per_replica, name),
+              fmt::format(
+                  "{} devices ({}) are not divisible by tp {} × dp {} × pp {} = {} per {} replica",
+                  pool, pool_key, tp, dp, pp, layout.per_replica, name),
               fmt::format("{}.tensor_model_parallel_size={}", section, std::gcd(tp, pool)));
   } else {
     layout.replicas = pool / layout.per_replica;
   }
   if (engine != "trtllm" && ep > 1 && ep != tp * dp) {
     add_error(out, section + ".expert_parallel_size",
-              fmt::format("expert_parallel_size {} must equal tensor_model_parallel_size {} × data_parallel_size {} = {}",
+              fmt::format("expert_parallel_size {} must equal tensor_model_parallel_size {} × "
+                          "data_parallel_size {} = {}",
                           ep, tp, dp, tp * dp),
               fmt::format("{}.expert_parallel_size={}", section, tp * dp));
   }
@@ -252,9 +280,10 @@ void plan_teachers(const Config& config, Layout& layout, Findings& out) {
   const DistillationConfig& d = config.distillation;
   const std::int64_t pool = d.n_gpus_per_node * d.nnodes;
   if (d.n_gpus_per_node <= 0 || d.nnodes <= 0) {
-    add_error(out, "distillation.n_gpus_per_node × distillation.nnodes",
-              fmt::format("the teacher pool needs devices, got {} × {}", d.n_gpus_per_node, d.nnodes),
-              "distillation.n_gpus_per_node=8 distillation.nnodes=1");
+    add_error(
+        out, "distillation.n_gpus_per_node × distillation.nnodes",
+        fmt::format("the teacher pool needs devices, got {} × {}", d.n_gpus_per_node, d.nnodes),
+        "distillation.n_gpus_per_node=8 distillation.nnodes=1");
     return;
   }
   std::map<std::string, TeacherModelConfig> teachers = d.teacher_models;
@@ -265,35 +294,48 @@ void plan_teachers(const Config& config, Layout& layout, Findings& out) {
   for (const auto& [name, t] : teachers) {
     const std::string section = "distillation.teacher_models." + name;
     const auto& inf = t.inference;
-    InferenceLayout teacher = plan_inference(name, section + ".inference", inf.name, inf.tensor_model_parallel_size,
-                                             inf.data_parallel_size, inf.pipeline_model_parallel_size,
-                                             inf.expert_parallel_size, pool, "distillation pool", out);
+    InferenceLayout teacher =
+        plan_inference(name, section + ".inference", inf.name, inf.tensor_model_parallel_size,
+                       inf.data_parallel_size, inf.pipeline_model_parallel_size,
+                       inf.expert_parallel_size, pool, "distillation pool", out);
     if (multiple) {
       teacher.replicas = t.num_replicas;
       used += t.num_replicas * teacher.per_replica;
       for (const char* field : {"key", "model_path"}) {
         const bool missing = std::string(field) == "key" ? !t.key : !t.model_path;
-        if (missing) add_error(out, section + "." + field, "each of several teachers needs one", "+" + section + "." + field + "=...");
+        if (missing)
+          add_error(out, section + "." + field, "each of several teachers needs one",
+                    "+" + section + "." + field + "=...");
       }
-      if (t.num_replicas <= 0) add_error(out, section + ".num_replicas", "each of several teachers needs num_replicas > 0", section + ".num_replicas=1");
-      if (t.key && !keys.insert(*t.key).second) add_error(out, section + ".key", "teacher key '" + *t.key + "' is used twice", "give each teacher its own key");
+      if (t.num_replicas <= 0)
+        add_error(out, section + ".num_replicas", "each of several teachers needs num_replicas > 0",
+                  section + ".num_replicas=1");
+      if (t.key && !keys.insert(*t.key).second)
+        add_error(out, section + ".key", "teacher key '" + *t.key + "' is used twice",
+                  "give each teacher its own key");
     } else {
       used = teacher.replicas * teacher.per_replica;
-      if (!t.model_path) add_error(out, section + ".model_path", "the teacher model path is not set", section + ".model_path=<teacher model>");
+      if (!t.model_path)
+        add_error(out, section + ".model_path", "the teacher model path is not set",
+                  section + ".model_path=<teacher model>");
     }
     const std::int64_t needed = inf.prompt_length + inf.response_length + 1;
     if (inf.max_model_len && needed > *inf.max_model_len) {
-      add_error(out, section + ".inference.max_model_len",
-                fmt::format("the teacher scores prompt {} + response {} + 1 = {} tokens but max_model_len is {}",
-                            inf.prompt_length, inf.response_length, needed, *inf.max_model_len),
-                fmt::format("{}.inference.max_model_len={}", section, needed));
+      add_error(
+          out, section + ".inference.max_model_len",
+          fmt::format(
+              "the teacher scores prompt {} + response {} + 1 = {} tokens but max_model_len is {}",
+              inf.prompt_length, inf.response_length, needed, *inf.max_model_len),
+          fmt::format("{}.inference.max_model_len={}", section, needed));
     }
     layout.teachers.push_back(teacher);
   }
   if (multiple && used != pool) {
-    add_error(out, "distillation.teacher_models",
-              fmt::format("teachers use Σ num_replicas × per-replica devices = {} but the pool has {}", used, pool),
-              "make the replicas add up to distillation.n_gpus_per_node × distillation.nnodes");
+    add_error(
+        out, "distillation.teacher_models",
+        fmt::format("teachers use Σ num_replicas × per-replica devices = {} but the pool has {}",
+                    used, pool),
+        "make the replicas add up to distillation.n_gpus_per_node × distillation.nnodes");
   }
 }
 
@@ -313,7 +355,8 @@ std::string format_stages(const std::vector<std::int64_t>& stages) {
     std::size_t j = i;
     while (j < stages.size() && stages[j] == stages[i]) ++j;
     const std::size_t run = j - i;
-    out += (out.empty() ? "" : " + ") + (run == 1 ? std::to_string(stages[i]) : fmt::format("{}×{}", run, stages[i]));
+    out += (out.empty() ? "" : " + ") +
+           (run == 1 ? std::to_string(stages[i]) : fmt::format("{}×{}", run, stages[i]));
     i = j;
   }
   return out;
@@ -325,18 +368,21 @@ Layout plan_layout(const Config& config, const std::optional<ModelShape>& model,
   const TrainerConfig& t = config.trainer;
   layout.world = t.nnodes * t.n_gpus_per_node;
   if (t.nnodes < 1 || t.n_gpus_per_node < 1) {
-    add_error(out, kWorld, fmt::format("need at least one device, got {} × {}", t.nnodes, t.n_gpus_per_node),
+    add_error(out, kWorld,
+              fmt::format("need at least one device, got {} × {}", t.nnodes, t.n_gpus_per_node),
               "trainer.nnodes=1 trainer.n_gpus_per_node=1");
     return layout;
   }
   if (config.actor.engine.megatron) {
-    layout.actor_megatron = plan_megatron(*config.actor.engine.megatron, "actor_rollout_ref.actor.megatron",
-                                          layout.world, t.n_gpus_per_node, model, out);
+    layout.actor_megatron =
+        plan_megatron(*config.actor.engine.megatron, "actor_rollout_ref.actor.megatron",
+                      layout.world, t.n_gpus_per_node, model, out);
     layout.actor_dp = layout.actor_megatron->dp;
     if (need_reference_policy(config) && config.ref.engine.megatron) {
       Findings ref_findings;
-      layout.ref_megatron = plan_megatron(*config.ref.engine.megatron, "actor_rollout_ref.ref.megatron",
-                                          layout.world, t.n_gpus_per_node, model, ref_findings);
+      layout.ref_megatron =
+          plan_megatron(*config.ref.engine.megatron, "actor_rollout_ref.ref.megatron", layout.world,
+                        t.n_gpus_per_node, model, ref_findings);
       for (auto& f : ref_findings) {
         if (f.severity == Finding::Severity::error) out.push_back(std::move(f));
       }
@@ -346,13 +392,16 @@ Layout plan_layout(const Config& config, const std::optional<ModelShape>& model,
     layout.actor_dp = layout.actor_fsdp->dp;
   }
   const RolloutConfig& r = config.rollout;
-  layout.rollout = plan_inference("rollout", "actor_rollout_ref.rollout", r.name, r.tensor_model_parallel_size,
-                                  r.data_parallel_size, r.pipeline_model_parallel_size, r.expert_parallel_size,
-                                  layout.world, kWorld, out);
-  check_heads(model, r.tensor_model_parallel_size, "actor_rollout_ref.rollout.tensor_model_parallel_size", true, out);
+  layout.rollout =
+      plan_inference("rollout", "actor_rollout_ref.rollout", r.name, r.tensor_model_parallel_size,
+                     r.data_parallel_size, r.pipeline_model_parallel_size, r.expert_parallel_size,
+                     layout.world, kWorld, out);
+  check_heads(model, r.tensor_model_parallel_size,
+              "actor_rollout_ref.rollout.tensor_model_parallel_size", true, out);
   if (r.moe_tensor_parallel_size > 1 && r.name != "trtllm") {
     add_error(out, "actor_rollout_ref.rollout.moe_tensor_parallel_size",
-              fmt::format("moe_tensor_parallel_size {} is only supported with rollout.name=trtllm", r.moe_tensor_parallel_size),
+              fmt::format("moe_tensor_parallel_size {} is only supported with rollout.name=trtllm",
+                          r.moe_tensor_parallel_size),
               "actor_rollout_ref.rollout.moe_tensor_parallel_size=1");
   }
   if (config.distillation.enabled) plan_teachers(config, layout, out);

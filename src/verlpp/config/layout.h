@@ -20,10 +20,11 @@ namespace verlpp::config {
 struct MegatronLayout {
   std::string section;  // e.g. "actor_rollout_ref.actor.megatron"
   std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, vpp = 1;
-  std::int64_t dp = 0;         // world / (tp·pp·cp); 0 when it does not divide
-  std::int64_t expert_dp = 0;  // world / (etp·ep·pp) under MoE parallel folding; 0 when it does not divide
-  bool folding_valid = false;  // expert layout valid under MoE parallel folding
-  bool legacy_valid = false;   // ... under the legacy rule (ep divides dense dp)
+  std::int64_t dp = 0;  // world / (tp·pp·cp); 0 when it does not divide
+  std::int64_t expert_dp =
+      0;  // world / (etp·ep·pp) under MoE parallel folding; 0 when it does not divide
+  bool folding_valid = false;                  // expert layout valid under MoE parallel folding
+  bool legacy_valid = false;                   // ... under the legacy rule (ep divides dense dp)
   std::vector<std::int64_t> layers_per_stage;  // empty when the layer count is unknown or invalid
 };
 
@@ -55,7 +56,8 @@ bool need_critic(const Config& config);
 
 // Plans the layout and appends every violated parallel rule to `findings`. `model` (from
 // config.json, when readable) enables the layer- and head-divisibility rules.
-Layout plan_layout(const Config& config, const std::optional<ModelShape>& model, Findings& findings);
+Layout plan_layout(const Config& config, const std::optional<ModelShape>& model,
+                   Findings& findings);
 
 // "5 + 14×6 + 5": consecutive equal stages grouped.
 std::string format_stages(const std::vector<std::int64_t>& layers_per_stage);

@@ -1,9 +1,8 @@
 #include "verlpp/config/model_shape.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace verlpp::config {
 namespace {
@@ -35,7 +34,8 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
   const nlohmann::json& text = top.contains("text_config") ? top["text_config"] : top;
   ModelShape shape;
   shape.source = file.string();
-  if (top.contains("architectures") && top["architectures"].is_array() && !top["architectures"].empty()) {
+  if (top.contains("architectures") && top["architectures"].is_array() &&
+      !top["architectures"].empty()) {
     shape.architecture = top["architectures"][0].get<std::string>();
   } else if (top.contains("model_type") && top["model_type"].is_string()) {
     shape.architecture = top["model_type"].get<std::string>();

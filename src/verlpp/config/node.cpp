@@ -50,7 +50,8 @@ Node& Node::set(const std::string& key, Node value) {
 bool Node::erase(std::string_view key) {
   if (!is_map()) return false;
   auto& map = entries();
-  const auto it = std::find_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; });
+  const auto it =
+      std::find_if(map.begin(), map.end(), [&](const auto& e) { return e.first == key; });
   if (it == map.end()) return false;
   map.erase(it);
   return true;
@@ -82,7 +83,8 @@ namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -90,7 +92,8 @@ std::string lower(std::string_view text) {
 
 Node plain_scalar(std::string_view text) {
   static const std::regex integer(R"([-+]?[0-9][0-9_]*)");
-  static const std::regex real(R"([-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?)");
+  static const std::regex real(
+      R"([-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?)");
   static const std::regex special(R"(([-+]?)\.?(inf|nan))");
   const std::string value(text);
   const std::string low = lower(text);
@@ -109,7 +112,8 @@ Node plain_scalar(std::string_view text) {
   }
   if (std::regex_match(value, real)) return Node(std::stod(digits));
   std::smatch match;
-  if (std::regex_match(low, match, special)) return Node(std::stod(match[1].str() + match[2].str()));
+  if (std::regex_match(low, match, special))
+    return Node(std::stod(match[1].str() + match[2].str()));
   return Node(value);
 }
 

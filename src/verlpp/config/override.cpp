@@ -21,7 +21,9 @@ class ValueParser {
     skip_space();
     if (!at_end()) {
       if (peek() == ',') {
-        fail("a comma-separated value is a Hydra sweep, which verlpp does not run; write a list as [a,b]");
+        fail(
+            "a comma-separated value is a Hydra sweep, which verlpp does not run; write a list as "
+            "[a,b]");
       }
       fail("unexpected '" + std::string(1, peek()) + "'");
     }
@@ -106,7 +108,8 @@ class ValueParser {
     had_escape_ = false;
     while (!at_end()) {
       const char c = peek();
-      if (c == '\\' && pos_ + 1 < text_.size() && kEscapable.find(text_[pos_ + 1]) != std::string_view::npos) {
+      if (c == '\\' && pos_ + 1 < text_.size() &&
+          kEscapable.find(text_[pos_ + 1]) != std::string_view::npos) {
         out += text_[pos_ + 1];
         pos_ += 2;
         had_escape_ = true;
@@ -156,7 +159,8 @@ class ValueParser {
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return text_[pos_]; }
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error("at character " + std::to_string(pos_ + 1) + " of '" + std::string(text_) + "': " + what);
+    throw Error("at character " + std::to_string(pos_ + 1) + " of '" + std::string(text_) +
+                "': " + what);
   }
 
   std::string_view text_;
@@ -223,11 +227,13 @@ Override parse_override(const std::string& argument) {
   }
   const std::size_t eq = rest.find('=');
   if (eq == std::string_view::npos && item.op != Override::Op::remove) {
-    throw Error("override '" + argument + "': expected key=value (Hydra syntax, e.g. data.train_batch_size=256)");
+    throw Error("override '" + argument +
+                "': expected key=value (Hydra syntax, e.g. data.train_batch_size=256)");
   }
   item.path = std::string(rest.substr(0, eq));
   if (item.path.empty() || item.path.front() == '.' || item.path.back() == '.' ||
-      item.path.find("..") != std::string::npos || item.path.find_first_of(" []{}'\"") != std::string::npos) {
+      item.path.find("..") != std::string::npos ||
+      item.path.find_first_of(" []{}'\"") != std::string::npos) {
     throw Error("override '" + argument + "': '" + item.path + "' is not a valid dotted key");
   }
   if (eq != std::string_view::npos) {

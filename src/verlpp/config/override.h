@@ -1,8 +1,8 @@
 // Command-line overrides in Hydra's grammar, as verl launch scripts write them:
 //   a.b=v (the key must exist), +a.b=v (add a new key), ++a.b=v (add or override),
 //   ~a.b or ~a.b=v (delete). Values: null, true/false, numbers (1e-6), plain or quoted strings,
-//   lists [a,'b',3], dicts {k:v,k2:[1]}, nested; backslash escapes \{ \} \[ \] \, \: \= \( \) \\ and
-//   \space in plain strings; ${...} interpolations are kept verbatim and resolved later.
+//   lists [a,'b',3], dicts {k:v,k2:[1]}, nested; backslash escapes \{ \} \[ \] \, \: \= \( \)
+//   \\ and \space in plain strings; ${...} interpolations are kept verbatim and resolved later.
 // Source of the grammar: Hydra's override grammar (hydra/grammar/OverrideParser.g4), as used by
 // `python3 -m verl.trainer.main_ppo key=value ...`.
 #pragma once
@@ -34,7 +34,8 @@ Node parse_override_value(std::string_view text);
 enum class Applied { yes, deferred };
 
 // Applies an override to the tree. Returns Applied::deferred, changing nothing, when the path runs
-// through a value that is still an interpolation (verl's ref.megatron.override_transformer_config is
+// through a value that is still an interpolation (verl's ref.megatron.override_transformer_config
+// is
 // `${oc.select:...}` and scripts add keys under it): apply it again after resolve_interpolations.
 // Throws verlpp::Error for `a.b=v` on an absent key (naming the closest existing key), for `+a.b=v`
 // on a present key and for `~a.b` on an absent key.

@@ -31,7 +31,8 @@ class Section {
   }
   bool boolean(const std::string& key) const {
     const Node& value = get(key);
-    if (value.kind() != Node::Kind::boolean) fail(key, "expected true or false, got " + value.describe());
+    if (value.kind() != Node::Kind::boolean)
+      fail(key, "expected true or false, got " + value.describe());
     return value.as_bool();
   }
   std::optional<bool> opt_boolean(const std::string& key) const {
@@ -52,10 +53,12 @@ class Section {
     const Node& value = get(key);
     if (value.is_null()) return {};
     if (value.kind() == Node::Kind::string) return {value.as_string()};
-    if (!value.is_list()) fail(key, "expected a string or a list of strings, got " + value.describe());
+    if (!value.is_list())
+      fail(key, "expected a string or a list of strings, got " + value.describe());
     std::vector<std::string> out;
     for (const auto& item : value.items()) {
-      if (item.kind() != Node::Kind::string) fail(key, "expected a list of strings, found " + item.describe());
+      if (item.kind() != Node::Kind::string)
+        fail(key, "expected a list of strings, found " + item.describe());
       out.push_back(item.as_string());
     }
     return out;
@@ -77,7 +80,8 @@ class Section {
     const Node* value = node_->find(key);
     if (value == nullptr) fail(key, "required key is absent (was it deleted with ~?)");
     if (value->is_missing()) {
-      fail(key, "required value is not set (??? in the defaults); set it, e.g. " + name(key) + "=<value>");
+      fail(key, "required value is not set (??? in the defaults); set it, e.g. " + name(key) +
+                    "=<value>");
     }
     return *value;
   }
@@ -173,14 +177,18 @@ MegatronConfig bind_megatron(const Section& s) {
   m.virtual_pipeline_model_parallel_size = s.opt_integer("virtual_pipeline_model_parallel_size");
   m.sequence_parallel = s.boolean("sequence_parallel");
   m.dtype = s.string("dtype");
-  if (s.has("dynamic_context_parallel")) m.dynamic_context_parallel = s.boolean("dynamic_context_parallel");
-  if (s.has("max_seqlen_per_dp_cp_rank")) m.max_seqlen_per_dp_cp_rank = s.opt_integer("max_seqlen_per_dp_cp_rank");
+  if (s.has("dynamic_context_parallel"))
+    m.dynamic_context_parallel = s.boolean("dynamic_context_parallel");
+  if (s.has("max_seqlen_per_dp_cp_rank"))
+    m.max_seqlen_per_dp_cp_rank = s.opt_integer("max_seqlen_per_dp_cp_rank");
   const Section overrides = s.child("override_transformer_config");
   if (overrides.has("num_layers_in_first_pipeline_stage")) {
-    m.num_layers_in_first_pipeline_stage = overrides.opt_integer("num_layers_in_first_pipeline_stage");
+    m.num_layers_in_first_pipeline_stage =
+        overrides.opt_integer("num_layers_in_first_pipeline_stage");
   }
   if (overrides.has("num_layers_in_last_pipeline_stage")) {
-    m.num_layers_in_last_pipeline_stage = overrides.opt_integer("num_layers_in_last_pipeline_stage");
+    m.num_layers_in_last_pipeline_stage =
+        overrides.opt_integer("num_layers_in_last_pipeline_stage");
   }
   return m;
 }
@@ -274,7 +282,8 @@ RolloutConfig bind_rollout(const Section& s) {
   r.data_parallel_size = s.integer("data_parallel_size");
   r.expert_parallel_size = s.integer("expert_parallel_size");
   r.pipeline_model_parallel_size = s.integer("pipeline_model_parallel_size");
-  if (s.has("moe_tensor_parallel_size")) r.moe_tensor_parallel_size = s.integer("moe_tensor_parallel_size");
+  if (s.has("moe_tensor_parallel_size"))
+    r.moe_tensor_parallel_size = s.integer("moe_tensor_parallel_size");
   r.max_model_len = s.opt_integer("max_model_len");
   r.log_prob_micro_batch_size = s.opt_integer("log_prob_micro_batch_size");
   r.log_prob_micro_batch_size_per_gpu = s.opt_integer("log_prob_micro_batch_size_per_gpu");
@@ -282,7 +291,8 @@ RolloutConfig bind_rollout(const Section& s) {
   r.log_prob_max_token_len_per_gpu = s.opt_integer("log_prob_max_token_len_per_gpu");
   r.ignore_eos = s.boolean("ignore_eos");
   r.calculate_log_probs = s.boolean("calculate_log_probs");
-  if (s.has("disaggregation")) r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
+  if (s.has("disaggregation"))
+    r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
   return r;
 }
 
@@ -337,7 +347,8 @@ TeacherModelConfig bind_teacher(const Section& s) {
   const Section inference = s.child("inference");
   t.inference.name = inference.string("name");
   t.inference.tensor_model_parallel_size = inference.integer("tensor_model_parallel_size");
-  if (inference.has("data_parallel_size")) t.inference.data_parallel_size = inference.integer("data_parallel_size");
+  if (inference.has("data_parallel_size"))
+    t.inference.data_parallel_size = inference.integer("data_parallel_size");
   if (inference.has("pipeline_model_parallel_size")) {
     t.inference.pipeline_model_parallel_size = inference.integer("pipeline_model_parallel_size");
   }

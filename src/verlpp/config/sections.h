@@ -39,7 +39,7 @@ struct OptimConfig {
   double lr = 0, weight_decay = 0, clip_grad = 1.0, lr_warmup_steps_ratio = 0, min_lr_ratio = 0;
   std::int64_t lr_warmup_steps = -1;
   std::vector<double> betas;
-  std::string lr_scheduler_type;             // FSDP optimizer; empty under Megatron
+  std::string lr_scheduler_type;            // FSDP optimizer; empty under Megatron
   std::optional<std::string> warmup_style;  // deprecated alias of lr_scheduler_type
 };
 
@@ -77,7 +77,8 @@ struct PolicyLossConfig {
 
 struct ActorConfig {
   std::string strategy;
-  std::int64_t rollout_n = 1, ppo_mini_batch_size = 0, ppo_max_token_len_per_gpu = 0, ppo_epochs = 1;
+  std::int64_t rollout_n = 1, ppo_mini_batch_size = 0, ppo_max_token_len_per_gpu = 0,
+               ppo_epochs = 1;
   std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;
   bool use_dynamic_bsz = false, use_kl_loss = false;
   double clip_ratio = 0.2, clip_ratio_low = 0.2, clip_ratio_high = 0.2, clip_ratio_c = 3.0;
@@ -144,8 +145,9 @@ struct AlgorithmConfig {
 
 struct TeacherInferenceConfig {
   std::string name;
-  std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1, pipeline_model_parallel_size = 1,
-               expert_parallel_size = 1, prompt_length = 0, response_length = 0;
+  std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1,
+               pipeline_model_parallel_size = 1, expert_parallel_size = 1, prompt_length = 0,
+               response_length = 0;
   std::optional<std::int64_t> max_model_len;
 };
 
@@ -188,7 +190,8 @@ struct TrainerConfig {
 };
 
 struct Config {
-  std::string model_engine;  // dp or megatron (selected by --config-name, as verl's defaults list does)
+  std::string
+      model_engine;  // dp or megatron (selected by --config-name, as verl's defaults list does)
   DataConfig data;
   ModelConfig model;
   ActorConfig actor;

@@ -24,29 +24,48 @@ std::string list(const std::array<const char*, N>& names) {
 }
 
 template <std::size_t N>
-void check_name(const std::string& key, const std::string& value, const std::array<const char*, N>& names,
-                Findings& out) {
+void check_name(const std::string& key, const std::string& value,
+                const std::array<const char*, N>& names, Findings& out) {
   if (!one_of(value, names)) {
     add_error(out, key, fmt::format("unknown value '{}'; valid: {}", value, list(names)),
               fmt::format("{}={}", key, names[0]));
   }
 }
 
-constexpr std::array kLossAggModes = {"token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean",
-                                      "seq-mean-token-sum-norm"};
-constexpr std::array kStrategies = {"fsdp", "fsdp2", "fsdp_turbo", "megatron", "veomni", "torchtitan"};
-constexpr std::array kAdvEstimators = {"gae", "grpo", "reinforce_plus_plus", "reinforce_plus_plus_baseline",
-                                       "remax", "rloo", "opo", "grpo_passk", "gpg", "rloo_vectorized",
-                                       "grpo_vectorized", "optimal_token_baseline", "tir_optimal_token_baseline",
+constexpr std::array kLossAggModes = {"token-mean", "token-sum", "seq-mean-token-sum",
+                                      "seq-mean-token-mean", "seq-mean-token-sum-norm"};
+constexpr std::array kStrategies = {"fsdp",     "fsdp2",  "fsdp_turbo",
+                                    "megatron", "veomni", "torchtitan"};
+constexpr std::array kAdvEstimators = {"gae",
+                                       "grpo",
+                                       "reinforce_plus_plus",
+                                       "reinforce_plus_plus_baseline",
+                                       "remax",
+                                       "rloo",
+                                       "opo",
+                                       "grpo_passk",
+                                       "gpg",
+                                       "rloo_vectorized",
+                                       "grpo_vectorized",
+                                       "optimal_token_baseline",
+                                       "tir_optimal_token_baseline",
                                        "gdpo"};
-constexpr std::array kPolicyLosses = {"vanilla", "dppo_tv", "dppo_kl", "gspo", "sapo", "gpg", "clip_cov",
-                                      "kl_cov", "geo_mean", "dro", "cispo", "bypass_mode"};
-constexpr std::array kKlPenalties = {"kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "full",
-                                     "kl+", "k1+", "abs+", "mse+", "k2+", "low_var_kl+", "k3+", "full+"};
+constexpr std::array kPolicyLosses = {"vanilla",  "dppo_tv", "dppo_kl",  "gspo",
+                                      "sapo",     "gpg",     "clip_cov", "kl_cov",
+                                      "geo_mean", "dro",     "cispo",    "bypass_mode"};
+constexpr std::array kKlPenalties = {"kl",  "k1",          "abs", "mse",  "k2",   "low_var_kl",
+                                     "k3",  "full",        "kl+", "k1+",  "abs+", "mse+",
+                                     "k2+", "low_var_kl+", "k3+", "full+"};
 constexpr std::array kSchedulers = {"constant", "cosine"};
 constexpr std::array kRouterReplay = {"disabled", "R2", "R3"};
-constexpr std::array kDistillationLosses = {"kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "forward_kl_topk"};
+constexpr std::array kDistillationLosses = {"kl", "k1",         "abs", "mse",
+                                            "k2", "low_var_kl", "k3",  "forward_kl_topk"};
 constexpr std::array kVllmLoraRanks = {1, 8, 16, 32, 64, 128, 256, 320, 512};
+
+// The Ulysses sequence-parallel size the actor runs with (FSDP engines; 1 under Megatron).
+std::int64_t actor_ulysses(const Layout& layout) {
+  return layout.actor_fsdp ? layout.actor_fsdp->ulysses_sp : 1;
+}
 
 // "exactly one of" two micro-batch keys (verl's ValueError / AssertionError pair).
 void exactly_one(const std::string& section, const std::string& global_key, bool global_set,
@@ -57,7 +76,8 @@ void exactly_one(const std::string& section, const std::string& global_key, bool
               fmt::format("{}.{}=null", section, global_key));
   } else if (!global_set && !per_gpu_set) {
     add_error(out, section + "." + per_gpu_key,
-              fmt::format("neither {} nor {} is set; set exactly one (static batching)", global_key, per_gpu_key),
+              fmt::format("neither {} nor {} is set; set exactly one (static batching)", global_key,
+                          per_gpu_key),
               fmt::format("{}.{}=1 (or use_dynamic_bsz=True)", section, per_gpu_key));
   }
 }
@@ -72,21 +92,23 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
     std::string why = fmt::format("the {} devices", n_gpus);
     if (layout.actor_megatron && layout.actor_megatron->dp > 0 && a.ppo_micro_batch_size_per_gpu) {
       minimal = layout.actor_megatron->dp * *a.ppo_micro_batch_size_per_gpu;
-      why = fmt::format("megatron dp {} × ppo_micro_batch_size_per_gpu {}", layout.actor_megatron->dp,
-                        *a.ppo_micro_batch_size_per_gpu);
+      why = fmt::format("megatron dp {} × ppo_micro_batch_size_per_gpu {}",
+                        layout.actor_megatron->dp, *a.ppo_micro_batch_size_per_gpu);
     }
     if (minimal > 0 && samples % minimal != 0) {
       add_error(out, "data.train_batch_size",
-                fmt::format("train_batch_size {} × rollout.n {} = {} samples are not divisible by {} = {}",
-                            c.data.train_batch_size, c.rollout.n, samples, why, minimal),
-                fmt::format("data.train_batch_size={}", (c.data.train_batch_size / minimal + 1) * minimal));
+                fmt::format(
+                    "train_batch_size {} × rollout.n {} = {} samples are not divisible by {} = {}",
+                    c.data.train_batch_size, c.rollout.n, samples, why, minimal),
+                fmt::format("data.train_batch_size={}",
+                            (c.data.train_batch_size / minimal + 1) * minimal));
     }
-    exactly_one(kActor, "ppo_micro_batch_size", a.ppo_micro_batch_size.has_value(), "ppo_micro_batch_size_per_gpu",
-                a.ppo_micro_batch_size_per_gpu.has_value(), out);
+    exactly_one(kActor, "ppo_micro_batch_size", a.ppo_micro_batch_size.has_value(),
+                "ppo_micro_batch_size_per_gpu", a.ppo_micro_batch_size_per_gpu.has_value(), out);
     if (c.data.train_batch_size < a.ppo_mini_batch_size) {
       add_error(out, kActor + ".ppo_mini_batch_size",
-                fmt::format("ppo_mini_batch_size {} is larger than data.train_batch_size {}", a.ppo_mini_batch_size,
-                            c.data.train_batch_size),
+                fmt::format("ppo_mini_batch_size {} is larger than data.train_batch_size {}",
+                            a.ppo_mini_batch_size, c.data.train_batch_size),
                 fmt::format("{}.ppo_mini_batch_size={}", kActor, c.data.train_batch_size));
     }
     if (a.ppo_micro_batch_size) {
@@ -94,11 +116,12 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
         add_error(out, kActor + ".ppo_micro_batch_size",
                   fmt::format("ppo_mini_batch_size {} is not divisible by ppo_micro_batch_size {}",
                               a.ppo_mini_batch_size, *a.ppo_micro_batch_size),
-                  fmt::format("{}.ppo_micro_batch_size_per_gpu=1 {}.ppo_micro_batch_size=null", kActor, kActor));
-      } else if (*a.ppo_micro_batch_size * a.ulysses_sequence_parallel_size < n_gpus) {
+                  fmt::format("{}.ppo_micro_batch_size_per_gpu=1 {}.ppo_micro_batch_size=null",
+                              kActor, kActor));
+      } else if (*a.ppo_micro_batch_size * actor_ulysses(layout) < n_gpus) {
         add_error(out, kActor + ".ppo_micro_batch_size",
                   fmt::format("ppo_micro_batch_size {} × ulysses {} is smaller than the {} devices",
-                              *a.ppo_micro_batch_size, a.ulysses_sequence_parallel_size, n_gpus),
+                              *a.ppo_micro_batch_size, actor_ulysses(layout), n_gpus),
                   fmt::format("{}.ppo_micro_batch_size={}", kActor, n_gpus));
       }
     }
@@ -107,54 +130,68 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
   const std::int64_t dp = layout.actor_dp;
   if (dp > 0 && mini % dp != 0) {
     add_error(out, kActor + ".ppo_mini_batch_size",
-              fmt::format("ppo_mini_batch_size {} × rollout.n {} = {} samples do not split over data-parallel size {}",
+              fmt::format("ppo_mini_batch_size {} × rollout.n {} = {} samples do not split over "
+                          "data-parallel size {}",
                           a.ppo_mini_batch_size, c.rollout.n, mini, dp),
-              fmt::format("{}.ppo_mini_batch_size={}", kActor, std::max<std::int64_t>(dp, a.ppo_mini_batch_size / dp * dp)));
-  } else if (dp > 0 && !a.use_dynamic_bsz && a.ppo_micro_batch_size_per_gpu && *a.ppo_micro_batch_size_per_gpu > 0 &&
+              fmt::format("{}.ppo_mini_batch_size={}", kActor,
+                          std::max<std::int64_t>(dp, a.ppo_mini_batch_size / dp * dp)));
+  } else if (dp > 0 && !a.use_dynamic_bsz && a.ppo_micro_batch_size_per_gpu &&
+             *a.ppo_micro_batch_size_per_gpu > 0 &&
              (mini / dp) % *a.ppo_micro_batch_size_per_gpu != 0) {
-    add_error(out, kActor + ".ppo_micro_batch_size_per_gpu",
-              fmt::format("each of the {} data-parallel ranks gets {} samples per mini-batch, not divisible by "
-                          "ppo_micro_batch_size_per_gpu {}",
-                          dp, mini / dp, *a.ppo_micro_batch_size_per_gpu),
-              fmt::format("{}.ppo_micro_batch_size_per_gpu=1", kActor));
+    add_error(
+        out, kActor + ".ppo_micro_batch_size_per_gpu",
+        fmt::format(
+            "each of the {} data-parallel ranks gets {} samples per mini-batch, not divisible by "
+            "ppo_micro_batch_size_per_gpu {}",
+            dp, mini / dp, *a.ppo_micro_batch_size_per_gpu),
+        fmt::format("{}.ppo_micro_batch_size_per_gpu=1", kActor));
   }
 }
 
-void check_log_prob_batches(const Config& c, Findings& out) {
+void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   const RolloutConfig& r = c.rollout;
   if (a.use_dynamic_bsz != r.log_prob_use_dynamic_bsz) {
     add_error(out, kRollout + ".log_prob_use_dynamic_bsz",
-              fmt::format("actor.use_dynamic_bsz ({}) and rollout.log_prob_use_dynamic_bsz ({}) must agree",
-                          a.use_dynamic_bsz, r.log_prob_use_dynamic_bsz),
-              fmt::format("{}.log_prob_use_dynamic_bsz={}", kRollout, a.use_dynamic_bsz ? "True" : "False"));
+              fmt::format(
+                  "actor.use_dynamic_bsz ({}) and rollout.log_prob_use_dynamic_bsz ({}) must agree",
+                  a.use_dynamic_bsz, r.log_prob_use_dynamic_bsz),
+              fmt::format("{}.log_prob_use_dynamic_bsz={}", kRollout,
+                          a.use_dynamic_bsz ? "True" : "False"));
   }
   const bool use_ref = need_reference_policy(c);
   if (!a.use_dynamic_bsz) {
     exactly_one(kRollout, "log_prob_micro_batch_size", r.log_prob_micro_batch_size.has_value(),
-                "log_prob_micro_batch_size_per_gpu", r.log_prob_micro_batch_size_per_gpu.has_value(), out);
+                "log_prob_micro_batch_size_per_gpu",
+                r.log_prob_micro_batch_size_per_gpu.has_value(), out);
     if (use_ref) {
-      exactly_one("actor_rollout_ref.ref", "log_prob_micro_batch_size", c.ref.log_prob_micro_batch_size.has_value(),
-                  "log_prob_micro_batch_size_per_gpu", c.ref.log_prob_micro_batch_size_per_gpu.has_value(), out);
+      exactly_one("actor_rollout_ref.ref", "log_prob_micro_batch_size",
+                  c.ref.log_prob_micro_batch_size.has_value(), "log_prob_micro_batch_size_per_gpu",
+                  c.ref.log_prob_micro_batch_size_per_gpu.has_value(), out);
     }
     return;
   }
   const std::int64_t longest = c.data.max_prompt_length + c.data.max_response_length;
-  const std::int64_t sp = a.ulysses_sequence_parallel_size;
+  const std::int64_t sp = actor_ulysses(layout);
   auto budget = [&](const std::string& key, std::optional<std::int64_t> tokens) {
     if (!tokens) {
-      add_error(out, key, "dynamic batching needs a token budget", fmt::format("{}={}", key, longest));
-    } else if (*tokens * sp < longest) {
-      add_error(out, key,
-                fmt::format("token budget {} × ulysses {} is below the longest sequence max_prompt_length {} + "
-                            "max_response_length {} = {}",
-                            *tokens, sp, c.data.max_prompt_length, c.data.max_response_length, longest),
+      add_error(out, key, "dynamic batching needs a token budget",
                 fmt::format("{}={}", key, longest));
+    } else if (*tokens * sp < longest) {
+      add_error(
+          out, key,
+          fmt::format(
+              "token budget {} × ulysses {} is below the longest sequence max_prompt_length {} + "
+              "max_response_length {} = {}",
+              *tokens, sp, c.data.max_prompt_length, c.data.max_response_length, longest),
+          fmt::format("{}={}", key, longest));
     }
   };
   budget(kActor + ".ppo_max_token_len_per_gpu", a.ppo_max_token_len_per_gpu);
   budget(kRollout + ".log_prob_max_token_len_per_gpu", r.log_prob_max_token_len_per_gpu);
-  if (use_ref) budget("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", c.ref.log_prob_max_token_len_per_gpu);
+  if (use_ref)
+    budget("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+           c.ref.log_prob_max_token_len_per_gpu);
 }
 
 void check_actor(const Config& c, Findings& out) {
@@ -165,8 +202,10 @@ void check_actor(const Config& c, Findings& out) {
   check_name(kActor + ".kl_loss_type", a.kl_loss_type, kKlPenalties, out);
   check_name(kActor + ".router_replay.mode", a.router_replay_mode, kRouterReplay, out);
   if (a.engine.fsdp) {
-    check_name(kActor + ".fsdp_config.strategy", a.engine.fsdp->strategy, std::array{"fsdp", "fsdp2", "fsdp_turbo"}, out);
-    const std::int64_t sp = std::max(a.ulysses_sequence_parallel_size, a.engine.fsdp->ulysses_sequence_parallel_size);
+    check_name(kActor + ".fsdp_config.strategy", a.engine.fsdp->strategy,
+               std::array{"fsdp", "fsdp2", "fsdp_turbo"}, out);
+    const std::int64_t sp =
+        std::max(a.ulysses_sequence_parallel_size, a.engine.fsdp->ulysses_sequence_parallel_size);
     if (sp > 1 && !c.model.use_remove_padding) {
       add_error(out, "actor_rollout_ref.model.use_remove_padding",
                 fmt::format("Ulysses sequence parallel ({}) needs use_remove_padding", sp),
@@ -174,14 +213,17 @@ void check_actor(const Config& c, Findings& out) {
     }
   }
   if (a.policy_loss.loss_mode == "vanilla" && a.clip_ratio_c <= 1.0) {
-    add_error(out, kActor + ".clip_ratio_c", fmt::format("dual-clip constant must be > 1, got {}", a.clip_ratio_c),
+    add_error(out, kActor + ".clip_ratio_c",
+              fmt::format("dual-clip constant must be > 1, got {}", a.clip_ratio_c),
               kActor + ".clip_ratio_c=3.0");
   }
   if (a.policy_loss.loss_mode == "dro" && a.policy_loss.dro_beta.value_or(0) <= 0) {
-    add_error(out, kActor + ".policy_loss.dro_beta", "loss_mode dro needs dro_beta > 0", kActor + ".policy_loss.dro_beta=0.1");
+    add_error(out, kActor + ".policy_loss.dro_beta", "loss_mode dro needs dro_beta > 0",
+              kActor + ".policy_loss.dro_beta=0.1");
   }
   if (a.policy_loss.loss_mode == "clip_cov" && a.policy_loss.clip_cov_ratio <= 0) {
-    add_error(out, kActor + ".policy_loss.clip_cov_ratio", "loss_mode clip_cov needs clip_cov_ratio > 0",
+    add_error(out, kActor + ".policy_loss.clip_cov_ratio",
+              "loss_mode clip_cov needs clip_cov_ratio > 0",
               kActor + ".policy_loss.clip_cov_ratio=0.0002");
   }
   if (a.policy_loss.loss_mode == "kl_cov" && a.policy_loss.kl_cov_ratio <= 0) {
@@ -191,32 +233,36 @@ void check_actor(const Config& c, Findings& out) {
   if (!a.optim.lr_scheduler_type.empty()) {
     check_name(kActor + ".optim.lr_scheduler_type", a.optim.lr_scheduler_type, kSchedulers, out);
   }
-  if (a.optim.warmup_style) check_name(kActor + ".optim.warmup_style", *a.optim.warmup_style, kSchedulers, out);
+  if (a.optim.warmup_style)
+    check_name(kActor + ".optim.warmup_style", *a.optim.warmup_style, kSchedulers, out);
 }
 
 void check_critic(const Config& c, const Layout& layout, Findings& out) {
   const CriticConfig& cr = c.critic;
   if (!cr.use_dynamic_bsz) {
-    exactly_one("critic", "ppo_micro_batch_size", cr.ppo_micro_batch_size.has_value(), "ppo_micro_batch_size_per_gpu",
-                cr.ppo_micro_batch_size_per_gpu.has_value(), out);
+    exactly_one("critic", "ppo_micro_batch_size", cr.ppo_micro_batch_size.has_value(),
+                "ppo_micro_batch_size_per_gpu", cr.ppo_micro_batch_size_per_gpu.has_value(), out);
     if (cr.ppo_micro_batch_size) {
       if (*cr.ppo_micro_batch_size <= 0 || cr.ppo_mini_batch_size % *cr.ppo_micro_batch_size != 0) {
+        add_error(
+            out, "critic.ppo_micro_batch_size",
+            fmt::format("critic ppo_mini_batch_size {} is not divisible by ppo_micro_batch_size {}",
+                        cr.ppo_mini_batch_size, *cr.ppo_micro_batch_size),
+            "critic.ppo_micro_batch_size_per_gpu=1 critic.ppo_micro_batch_size=null");
+      } else if (cr.engine.fsdp &&
+                 *cr.ppo_micro_batch_size * cr.ulysses_sequence_parallel_size < layout.world) {
         add_error(out, "critic.ppo_micro_batch_size",
-                  fmt::format("critic ppo_mini_batch_size {} is not divisible by ppo_micro_batch_size {}",
-                              cr.ppo_mini_batch_size, *cr.ppo_micro_batch_size),
-                  "critic.ppo_micro_batch_size_per_gpu=1 critic.ppo_micro_batch_size=null");
-      } else if (cr.engine.fsdp && *cr.ppo_micro_batch_size * cr.ulysses_sequence_parallel_size < layout.world) {
-        add_error(out, "critic.ppo_micro_batch_size",
-                  fmt::format("critic ppo_micro_batch_size {} × ulysses {} is smaller than the {} devices",
-                              *cr.ppo_micro_batch_size, cr.ulysses_sequence_parallel_size, layout.world),
+                  fmt::format(
+                      "critic ppo_micro_batch_size {} × ulysses {} is smaller than the {} devices",
+                      *cr.ppo_micro_batch_size, cr.ulysses_sequence_parallel_size, layout.world),
                   fmt::format("critic.ppo_micro_batch_size={}", layout.world));
       }
     }
   }
   if (c.data.train_batch_size < cr.ppo_mini_batch_size) {
     add_error(out, "critic.ppo_mini_batch_size",
-              fmt::format("critic ppo_mini_batch_size {} is larger than data.train_batch_size {}", cr.ppo_mini_batch_size,
-                          c.data.train_batch_size),
+              fmt::format("critic ppo_mini_batch_size {} is larger than data.train_batch_size {}",
+                          cr.ppo_mini_batch_size, c.data.train_batch_size),
               fmt::format("critic.ppo_mini_batch_size={}", c.data.train_batch_size));
   }
   if (!cr.optim.lr_scheduler_type.empty()) {
@@ -227,21 +273,25 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
 void check_rollout(const Config& c, Findings& out) {
   const RolloutConfig& r = c.rollout;
   if (r.mode == "sync") {
-    add_error(out, kRollout + ".mode", "the sync rollout mode was removed from verl", kRollout + ".mode=async");
+    add_error(out, kRollout + ".mode", "the sync rollout mode was removed from verl",
+              kRollout + ".mode=async");
   }
   if (r.val_kwargs.do_sample && r.sampling.temperature <= 0) {
     add_error(out, kRollout + ".temperature",
-              fmt::format("val_kwargs.do_sample=True needs rollout.temperature > 0, got {}", r.sampling.temperature),
+              fmt::format("val_kwargs.do_sample=True needs rollout.temperature > 0, got {}",
+                          r.sampling.temperature),
               kRollout + ".temperature=1.0");
   }
   if (r.disaggregation_enabled && r.name != "vllm" && r.name != "sglang") {
-    add_error(out, kRollout + ".disaggregation.enabled", "disaggregation needs rollout.name vllm or sglang, got " + r.name,
+    add_error(out, kRollout + ".disaggregation.enabled",
+              "disaggregation needs rollout.name vllm or sglang, got " + r.name,
               kRollout + ".disaggregation.enabled=False");
   }
   const std::int64_t rank = c.model.lora.merge ? 0 : c.model.lora.rank;
   if (rank > 0 && r.name == "vllm" && rank > kVllmLoraRanks.back()) {
     add_error(out, "actor_rollout_ref.model.lora_rank",
-              fmt::format("LoRA rank {} exceeds vLLM's largest max_lora_rank {}", rank, kVllmLoraRanks.back()),
+              fmt::format("LoRA rank {} exceeds vLLM's largest max_lora_rank {}", rank,
+                          kVllmLoraRanks.back()),
               fmt::format("actor_rollout_ref.model.lora_rank={}", kVllmLoraRanks.back()));
   }
 }
@@ -251,7 +301,8 @@ void check_algorithm(const Config& c, Findings& out) {
   check_name("algorithm.adv_estimator", al.adv_estimator, kAdvEstimators, out);
   check_name("algorithm.kl_penalty", al.kl_penalty, kKlPenalties, out);
   if (al.adv_estimator == "grpo_passk" && c.rollout.n < 2) {
-    add_error(out, kRollout + ".n", fmt::format("grpo_passk needs at least 2 samples per prompt, got {}", c.rollout.n),
+    add_error(out, kRollout + ".n",
+              fmt::format("grpo_passk needs at least 2 samples per prompt, got {}", c.rollout.n),
               kRollout + ".n=2");
   }
   if (al.use_kl_in_reward && al.kl_ctrl.type == "adaptive" && al.kl_ctrl.horizon <= 0) {
@@ -259,8 +310,9 @@ void check_algorithm(const Config& c, Findings& out) {
               "algorithm.kl_ctrl.horizon=10000");
   }
   if (al.use_kl_in_reward && c.actor.use_kl_loss) {
-    add_notice(out, "algorithm.use_kl_in_reward",
-               "both in-reward KL and KL loss are on; verl allows it but usually only one is meant");
+    add_notice(
+        out, "algorithm.use_kl_in_reward",
+        "both in-reward KL and KL loss are on; verl allows it but usually only one is meant");
   }
 }
 
@@ -269,50 +321,58 @@ void check_distillation(const Config& c, Findings& out) {
   const std::string key = "distillation.distillation_loss";
   check_name(key + ".loss_mode", d.loss_mode, kDistillationLosses, out);
   if (d.policy_loss_mode != "vanilla") {
-    add_error(out, key + ".policy_loss_mode", "only vanilla is supported, got " + d.policy_loss_mode,
+    add_error(out, key + ".policy_loss_mode",
+              "only vanilla is supported, got " + d.policy_loss_mode,
               key + ".policy_loss_mode=vanilla");
   }
   if ((d.loss_mode == "k1" || d.loss_mode == "kl") && !d.use_policy_gradient) {
     add_error(out, key + ".use_policy_gradient",
-              "loss_mode k1 without the policy-gradient form has a gradient that does not depend on the teacher",
+              "loss_mode k1 without the policy-gradient form has a gradient that does not depend "
+              "on the teacher",
               key + ".use_policy_gradient=True");
   }
   if (d.loss_mode == "forward_kl_topk" && d.use_policy_gradient) {
-    add_notice(out, key + ".use_policy_gradient", "forward_kl_topk with the policy-gradient form (verl warns)");
+    add_notice(out, key + ".use_policy_gradient",
+               "forward_kl_topk with the policy-gradient form (verl warns)");
   }
 }
 
 void check_engine_choice(const Config& c, Findings& out) {
   const bool megatron = c.actor.engine.megatron.has_value();
   if ((c.model_engine == "megatron") != megatron) {
-    add_error(out, "model_engine",
-              fmt::format("model_engine={} but the loaded config has the {} engine sections; verlpp selects the "
-                          "engine by config name, not by a model_engine override",
-                          c.model_engine, megatron ? "megatron" : "dp (FSDP)"),
-              megatron ? "drop the model_engine override" : "--config-name ppo_megatron_trainer");
+    add_error(
+        out, "model_engine",
+        fmt::format(
+            "model_engine={} but the loaded config has the {} engine sections; verlpp selects the "
+            "engine by config name, not by a model_engine override",
+            c.model_engine, megatron ? "megatron" : "dp (FSDP)"),
+        megatron ? "drop the model_engine override" : "--config-name ppo_megatron_trainer");
   }
 }
 
 void check_trainer(const Config& c, Findings& out) {
   const TrainerConfig& t = c.trainer;
   if (!t.use_v1 && !t.hybrid_engine) {
-    add_error(out, "actor_rollout_ref.hybrid_engine", "the legacy trainer (trainer.use_v1=False) needs hybrid_engine",
+    add_error(out, "actor_rollout_ref.hybrid_engine",
+              "the legacy trainer (trainer.use_v1=False) needs hybrid_engine",
               "actor_rollout_ref.hybrid_engine=True");
   }
   if (t.use_v1 && t.v1_trainer_mode == "separate_async" &&
       (t.v1_parameter_sync_step <= 0 || c.data.train_batch_size % t.v1_parameter_sync_step != 0)) {
     add_error(out, "trainer.v1.separate_async.parameter_sync_step",
-              fmt::format("data.train_batch_size {} is not divisible by parameter_sync_step {}", c.data.train_batch_size,
-                          t.v1_parameter_sync_step),
+              fmt::format("data.train_batch_size {} is not divisible by parameter_sync_step {}",
+                          c.data.train_batch_size, t.v1_parameter_sync_step),
               "trainer.v1.separate_async.parameter_sync_step=1");
   }
   if (c.data.val_batch_size) {
-    add_notice(out, "data.val_batch_size", "deprecated: the validation set is sent as one batch", "data.val_batch_size=null");
+    add_notice(out, "data.val_batch_size", "deprecated: the validation set is sent as one batch",
+               "data.val_batch_size=null");
   }
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
     add_error(out, "reward.reward_model.n_gpus_per_node",
-              fmt::format("a separate reward-model pool needs devices, got {} × {}", rm.n_gpus_per_node, rm.nnodes),
+              fmt::format("a separate reward-model pool needs devices, got {} × {}",
+                          rm.n_gpus_per_node, rm.nnodes),
               "reward.reward_model.nnodes=1");
   }
 }
@@ -321,7 +381,7 @@ void check_trainer(const Config& c, Findings& out) {
 
 void validate_config(const Config& config, const Layout& layout, Findings& findings) {
   check_batches(config, layout, findings);
-  check_log_prob_batches(config, findings);
+  check_log_prob_batches(config, layout, findings);
   check_actor(config, findings);
   if (need_critic(config)) check_critic(config, layout, findings);
   check_rollout(config, findings);

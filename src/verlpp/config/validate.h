@@ -1,7 +1,7 @@
 // verl's startup rules (verl/utils/config.py::validate_config, the dataclass __post_init__/validate
-// methods in verl/workers/config/*.py, and the runtime asserts verl hits at worker init or the first
-// step), checked before anything runs. See ../shared/reference/verl.md §2. Parallel-layout rules are
-// in layout.h; these use its data-parallel size.
+// methods in verl/workers/config/*.py, and the runtime asserts verl hits at worker init or the
+// first step), checked before anything runs. See ../shared/reference/verl.md §2. Parallel-layout
+// rules are in layout.h; these use its data-parallel size.
 #pragma once
 
 #include "verlpp/config/finding.h"

@@ -1,7 +1,9 @@
 #include "verlpp/config/yaml_io.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -25,7 +27,8 @@ Node from_yaml(const YAML::Node& yaml) {
     }
     case YAML::NodeType::Map: {
       Node map = Node::map();
-      for (const auto& entry : yaml) map.set(entry.first.as<std::string>(), from_yaml(entry.second));
+      for (const auto& entry : yaml)
+        map.set(entry.first.as<std::string>(), from_yaml(entry.second));
       return map;
     }
   }
@@ -54,14 +57,15 @@ std::string quote(const std::string& text) {
   return out + "\"";
 }
 
+// The shortest text that reads back as the same double, in Python's repr style (1e-06, 0.2, 1.0).
 std::string format_real(double value) {
-  std::ostringstream out;
-  out.precision(17);
-  out << value;
-  std::string text = out.str();
-  if (text == "inf") return ".inf";
-  if (text == "-inf") return "-.inf";
-  if (text == "nan" || text == "-nan") return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  if (std::isnan(value)) return ".nan";
+  std::string text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text = fmt::format("{:.{}g}", value, precision);
+    if (std::stod(text) == value) break;
+  }
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
 }

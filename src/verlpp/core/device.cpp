@@ -25,7 +25,8 @@ DeviceKind parse_device(const std::string& name, const std::string& source) {
   if (name == "cpu") return DeviceKind::cpu;
   if (name == "cuda" || name == "gpu" || name == "nvidia") return DeviceKind::cuda;
   if (name == "npu" || name == "huawei") return DeviceKind::npu;
-  throw Error(source + "=" + name + ": unknown device; expected cpu, cuda (gpu, nvidia) or npu (huawei)");
+  throw Error(source + "=" + name +
+              ": unknown device; expected cpu, cuda (gpu, nvidia) or npu (huawei)");
 }
 
 bool cuda_available() { return torch::cuda::is_available(); }

@@ -1,4 +1,5 @@
-// Device detection and selection (verl counterpart: verl/utils/device.py and verl/plugin/platform/).
+// Device detection and selection (verl counterpart: verl/utils/device.py and
+// verl/plugin/platform/).
 #pragma once
 
 #include <string>
@@ -18,9 +19,9 @@ DeviceKind parse_device(const std::string& name, const std::string& source);
 bool cuda_available();
 
 // The device a run uses. `requested` is trainer.device. The environment variables VERL_PLATFORM
-// and DEVICE (verl's launch scripts set them) take precedence, as in verl. NPU, requested by either,
-// throws verlpp::Error ("not supported by this build"). CUDA requested without a visible GPU falls
-// back to CPU and writes a warning to stderr; CPU stays CPU.
+// and DEVICE (verl's launch scripts set them) take precedence, as in verl. NPU, requested by
+// either, throws verlpp::Error ("not supported by this build"). CUDA requested without a visible
+// GPU falls back to CPU and writes a warning to stderr; CPU stays CPU.
 DeviceKind select_device(const std::string& requested);
 
 }  // namespace verlpp

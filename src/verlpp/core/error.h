@@ -1,4 +1,5 @@
-// Errors that reach the user as one line: what was wrong, where (key, file, line) and what was expected.
+// Errors that reach the user as one line: what was wrong, where (key, file, line) and what was
+// expected.
 #pragma once
 
 #include <stdexcept>
