@@ -194,7 +194,7 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
            c.ref.log_prob_max_token_len_per_gpu);
 }
 
-void check_actor(const Config& c, Findings& out) {
+void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
   check_name(kActor + ".loss_agg_mode", a.loss_agg_mode, kLossAggModes, out);
@@ -204,8 +204,7 @@ void check_actor(const Config& c, Findings& out) {
   if (a.engine.fsdp) {
     check_name(kActor + ".fsdp_config.strategy", a.engine.fsdp->strategy,
                std::array{"fsdp", "fsdp2", "fsdp_turbo"}, out);
-    const std::int64_t sp =
-        std::max(a.ulysses_sequence_parallel_size, a.engine.fsdp->ulysses_sequence_parallel_size);
+    const std::int64_t sp = actor_ulysses(layout);
     if (sp > 1 && !c.model.use_remove_padding) {
       add_error(out, "actor_rollout_ref.model.use_remove_padding",
                 fmt::format("Ulysses sequence parallel ({}) needs use_remove_padding", sp),
@@ -382,7 +381,7 @@ void check_trainer(const Config& c, Findings& out) {
 void validate_config(const Config& config, const Layout& layout, Findings& findings) {
   check_batches(config, layout, findings);
   check_log_prob_batches(config, layout, findings);
-  check_actor(config, findings);
+  check_actor(config, layout, findings);
   if (need_critic(config)) check_critic(config, layout, findings);
   check_rollout(config, findings);
   check_algorithm(config, findings);
