@@ -1,0 +1,32 @@
+// `verlpp check`: resolve and validate a configuration and its parallel layout; run nothing.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "config_options.h"
+#include "verlpp/config/check.h"
+#include "verlpp/config/yaml_io.h"
+
+namespace verlpp::apps {
+
+Command add_check_command(CLI::App& app) {
+  struct Options {
+    config::ConfigRequest request;
+    bool print_config = true;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* check = app.add_subcommand(
+      "check", "resolve and validate a config and its parallel layout; run nothing");
+  add_config_options(*check, options->request);
+  check->add_flag("!--no-print-config", options->print_config,
+                  "print only the layout and the findings");
+  return {check, [options] {
+            const auto report = config::check_config(options->request);
+            if (options->print_config) std::cout << config::to_yaml(report.composed.root);
+            std::cout << config::format_report(report);
+            return report.valid() ? 0 : 1;
+          }};
+}
+
+}  // namespace verlpp::apps

@@ -1,0 +1,16 @@
+#include "config_options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace verlpp::apps {
+
+void add_config_options(CLI::App& command, config::ConfigRequest& request) {
+  command.add_option("--config-path", request.config_path,
+                     "directory of the primary config (as Hydra's)");
+  command.add_option("--config-name", request.config_name,
+                     "primary config name (default ppo_trainer)");
+  command.add_option("overrides", request.overrides,
+                     "verl overrides: key=value, +key=value, ++key=value, ~key");
+}
+
+}  // namespace verlpp::apps
