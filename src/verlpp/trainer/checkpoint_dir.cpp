@@ -1,0 +1,154 @@
+#include "verlpp/trainer/checkpoint_dir.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view kPrefix = "global_step_";
+
+std::optional<std::int64_t> parse_non_negative(std::string_view text) {
+  std::int64_t value = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+std::vector<std::pair<std::int64_t, fs::path>> list_checkpoints(const fs::path& dir) {
+  std::vector<std::pair<std::int64_t, fs::path>> found;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_directory()) continue;
+    if (auto step = step_of_checkpoint(entry.path())) found.emplace_back(*step, entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void prune(const fs::path& dir, std::optional<std::int64_t> max_to_keep) {
+  if (!max_to_keep || *max_to_keep <= 0) return;
+  auto found = list_checkpoints(dir);
+  const auto excess = static_cast<std::int64_t>(found.size()) - *max_to_keep;
+  for (std::int64_t i = 0; i < excess; ++i) fs::remove_all(found[i].second);
+}
+
+ResumePoint resume_point(const fs::path& folder, const std::string& what) {
+  const auto step = step_of_checkpoint(folder);
+  if (!step) {
+    throw Error(what + ": " + folder.string() + " is not a global_step_N checkpoint folder");
+  }
+  if (!fs::is_directory(folder))
+    throw Error(what + ": checkpoint " + folder.string() + " is missing");
+  return {folder, *step};
+}
+
+}  // namespace
+
+std::optional<std::int64_t> step_of_checkpoint(const fs::path& folder) {
+  const std::string name = (folder.has_filename() ? folder : folder.parent_path()).filename();
+  if (name.rfind(kPrefix, 0) != 0) return std::nullopt;
+  return parse_non_negative(std::string_view(name).substr(kPrefix.size()));
+}
+
+std::optional<std::int64_t> read_latest_iteration(const fs::path& dir) {
+  const fs::path tracker = dir / kTrackerFile;
+  std::ifstream in(tracker);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto step = parse_non_negative(trim(text.str()));
+  if (!step) {
+    throw Error(tracker.string() + ": expected a step number, got '" + trim(text.str()) + "'");
+  }
+  return step;
+}
+
+std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
+                                          const fs::path& default_local_dir,
+                                          const std::optional<std::string>& resume_from_path) {
+  if (resume_mode == "disable") return std::nullopt;
+  if (resume_mode == "auto") {
+    const auto step = read_latest_iteration(default_local_dir);
+    if (!step) return std::nullopt;
+    return resume_point(default_local_dir / (std::string(kPrefix) + std::to_string(*step)),
+                        default_local_dir.string() + "/" + kTrackerFile);
+  }
+  if (resume_mode == "resume_path") {
+    if (!resume_from_path || resume_from_path->empty()) {
+      throw Error(
+          "trainer.resume_mode=resume_path needs trainer.resume_from_path=.../global_step_N");
+    }
+    return resume_point(fs::path(*resume_from_path), "trainer.resume_from_path");
+  }
+  throw Error("trainer.resume_mode: expected auto, disable or resume_path, got '" + resume_mode +
+              "'");
+}
+
+CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step)
+    : dir_(std::move(dir)), global_step_(global_step) {
+  staging_ = dir_ / (".tmp_" + std::string(kPrefix) + std::to_string(global_step) + "_" +
+                     std::to_string(getpid()));
+  std::error_code error;
+  fs::remove_all(staging_, error);
+  fs::create_directories(staging_, error);
+  if (error) throw Error("checkpoint: cannot create " + staging_.string() + ": " + error.message());
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (committed_) return;
+  std::error_code error;
+  fs::remove_all(staging_, error);
+}
+
+fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
+  const fs::path target = dir_ / (std::string(kPrefix) + std::to_string(global_step_));
+  const fs::path replaced = target.string() + ".old";
+  std::error_code error;
+  fs::remove_all(replaced, error);
+  if (fs::exists(target)) fs::rename(target, replaced);
+  fs::rename(staging_, target, error);
+  if (error) {
+    if (fs::exists(replaced)) fs::rename(replaced, target);
+    throw Error("checkpoint: cannot move " + staging_.string() + " to " + target.string() + ": " +
+                error.message());
+  }
+  committed_ = true;
+  write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
+  fs::remove_all(replaced, error);
+  prune(dir_, max_to_keep);
+  return target;
+}
+
+void write_file_atomically(const fs::path& path, const std::string& contents) {
+  const fs::path temporary = path.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << contents;
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw Error("cannot write " + path.string() + " (disk full or not writable)");
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw Error("cannot write " + path.string() + ": " + error.message());
+}
+
+}  // namespace verlpp::trainer

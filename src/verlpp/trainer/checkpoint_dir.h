@@ -1,0 +1,64 @@
+// The checkpoint folder layout of verl (verl.md §7.5; verl/utils/checkpoint/checkpoint_manager.py):
+//
+//   {trainer.default_local_dir}/latest_checkpointed_iteration.txt   text "N"
+//   {trainer.default_local_dir}/global_step_{N}/                    one checkpoint
+//
+// verlpp writes a checkpoint into a temporary sibling folder and renames it into place, then
+// rewrites the tracker file through a temporary name, so a crash or a full disk never leaves a
+// tracker pointing at a partial checkpoint and never loses the previous one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace verlpp::trainer {
+
+inline constexpr const char* kTrackerFile = "latest_checkpointed_iteration.txt";
+
+// The step N of a folder named global_step_N (any parent); nullopt for other names.
+std::optional<std::int64_t> step_of_checkpoint(const std::filesystem::path& folder);
+
+// N from {dir}/latest_checkpointed_iteration.txt; nullopt when the file is absent. Throws
+// verlpp::Error naming the file when it does not hold a non-negative integer.
+std::optional<std::int64_t> read_latest_iteration(const std::filesystem::path& dir);
+
+struct ResumePoint {
+  std::filesystem::path folder;  // .../global_step_N
+  std::int64_t global_step = 0;  // N; training continues at N + 1
+};
+
+// verl's resume rules: "disable" → nullopt; "auto" → the tracker's checkpoint in
+// default_local_dir, nullopt when there is no tracker; "resume_path" → resume_from_path, which must
+// name a global_step_N folder. Throws verlpp::Error naming trainer.resume_mode for another mode,
+// and naming the folder when it is missing or misnamed.
+std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
+                                          const std::filesystem::path& default_local_dir,
+                                          const std::optional<std::string>& resume_from_path);
+
+// Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
+// moves it to global_step_N (replacing an older folder of that step), updates the tracker, and
+// removes the oldest global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all).
+// A CheckpointWriter destroyed without commit() removes its temporary folder.
+class CheckpointWriter {
+ public:
+  CheckpointWriter(std::filesystem::path dir, std::int64_t global_step);
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  const std::filesystem::path& staging_folder() const { return staging_; }
+  std::filesystem::path commit(std::optional<std::int64_t> max_to_keep);
+
+ private:
+  std::filesystem::path dir_, staging_;
+  std::int64_t global_step_;
+  bool committed_ = false;
+};
+
+// Writes `contents` to `path` through a temporary file in the same folder and a rename.
+// Throws verlpp::Error naming the path on any write failure; the old file is then untouched.
+void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,115 @@
+#include "verlpp/trainer/checkpoint_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+namespace {
+namespace fs = std::filesystem;
+
+class CheckpointDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / "verlpp_ckpt_test";
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void save(std::int64_t step, std::optional<std::int64_t> keep) {
+    CheckpointWriter writer(dir_, step);
+    std::ofstream(writer.staging_folder() / "model.bin") << "step " << step;
+    writer.commit(keep);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CheckpointDirTest, StepOfCheckpointFolder) {
+  EXPECT_EQ(step_of_checkpoint("/a/b/global_step_12"), 12);
+  EXPECT_EQ(step_of_checkpoint("global_step_0/"), 0);
+  EXPECT_EQ(step_of_checkpoint("/a/global_step_x"), std::nullopt);
+  EXPECT_EQ(step_of_checkpoint("/a/step_3"), std::nullopt);
+}
+
+TEST_F(CheckpointDirTest, CommitWritesFolderAndTrackerAndPrunes) {
+  save(2, 2);
+  save(4, 2);
+  save(6, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_2"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_4" / "model.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_6" / "model.bin"));
+  EXPECT_EQ(read_latest_iteration(dir_), 6);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
+  save(1, std::nullopt);
+  {
+    CheckpointWriter writer(dir_, 2);
+    std::ofstream(writer.staging_folder() / "partial") << "x";
+  }
+  EXPECT_EQ(read_latest_iteration(dir_), 1);
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_2"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
+}
+
+TEST_F(CheckpointDirTest, ResumeModes) {
+  EXPECT_EQ(resolve_resume("auto", dir_, std::nullopt), std::nullopt);
+  save(3, std::nullopt);
+  const auto automatic = resolve_resume("auto", dir_, std::nullopt);
+  ASSERT_TRUE(automatic);
+  EXPECT_EQ(automatic->global_step, 3);
+  EXPECT_EQ(automatic->folder, dir_ / "global_step_3");
+  EXPECT_EQ(resolve_resume("disable", dir_, std::nullopt), std::nullopt);
+  const auto explicit_path =
+      resolve_resume("resume_path", "/elsewhere", (dir_ / "global_step_3").string());
+  ASSERT_TRUE(explicit_path);
+  EXPECT_EQ(explicit_path->global_step, 3);
+}
+
+TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
+  auto message_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_of([&] {
+              resolve_resume("sometimes", dir_, std::nullopt);
+            }).find("trainer.resume_mode: expected auto, disable or resume_path"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] {
+              resolve_resume("resume_path", dir_, (dir_ / "ckpt").string());
+            }).find("is not a global_step_N checkpoint folder"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] {
+              resolve_resume("resume_path", dir_, (dir_ / "global_step_9").string());
+            }).find("is missing"),
+            std::string::npos);
+  std::ofstream(dir_ / kTrackerFile) << "abc";
+  EXPECT_NE(message_of([&] {
+              resolve_resume("auto", dir_, std::nullopt);
+            }).find("latest_checkpointed_iteration.txt: expected a step number, got 'abc'"),
+            std::string::npos);
+}
+
+TEST_F(CheckpointDirTest, AtomicWriteFailureKeepsOldFile) {
+  const fs::path file = dir_ / "state.txt";
+  write_file_atomically(file, "old");
+  EXPECT_THROW(write_file_atomically(dir_ / "missing_dir" / "x.txt", "new"), Error);
+  std::ifstream in(file);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "old");
+}
+
+}  // namespace
+}  // namespace verlpp::trainer
