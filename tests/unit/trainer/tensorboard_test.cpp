@@ -30,8 +30,9 @@ TEST(Crc32c, CheckValueOfTheCastagnoliPolynomial) {
 }
 
 TEST(TensorBoardEvent, HandEncodedScalarEvent) {
-  // Event{step=300 (field 2 varint: 0x10 0xAC 0x02), summary (field 5: 0x2A 0x0A) {value (0x0A 0x08)
-  // {tag "a" (0x0A 0x01 'a'), simple_value 1.0f (0x15 00 00 80 3F)}}}; wall_time 0 is omitted.
+  // Event{step=300 (field 2 varint: 0x10 0xAC 0x02), summary (field 5: 0x2A 0x0A) {value (0x0A
+  // 0x08) {tag "a" (0x0A 0x01 'a'), simple_value 1.0f (0x15 00 00 80 3F)}}}; wall_time 0 is
+  // omitted.
   EXPECT_EQ(hex(encode_scalar_event(0.0, 300, "a", 1.0f)), "10ac022a0a0a080a0161150000803f");
 }
 
