@@ -1,0 +1,52 @@
+#include "verlpp/trainer/flops.h"
+
+#include <array>
+#include <utility>
+
+namespace verlpp::trainer {
+
+double training_flops(const DenseDecoderShape& s, const std::vector<std::int64_t>& seqlens) {
+  const double q = static_cast<double>(s.num_attention_heads * s.head_dim);
+  const double kv = static_cast<double>(s.num_key_value_heads * s.head_dim);
+  const double h = static_cast<double>(s.hidden_size);
+  const double per_layer =
+      3.0 * h * static_cast<double>(s.intermediate_size) + h * (2 * q + 2 * kv);
+  const double n = per_layer * static_cast<double>(s.num_hidden_layers) +
+                   2.0 * static_cast<double>(s.vocab_size) * h;
+  double tokens = 0, square_sum = 0;
+  for (std::int64_t length : seqlens) {
+    tokens += static_cast<double>(length);
+    square_sum += static_cast<double>(length) * static_cast<double>(length);
+  }
+  return 6.0 * n * tokens + 6.0 * square_sum * static_cast<double>(s.head_dim) *
+                                static_cast<double>(s.num_attention_heads) *
+                                static_cast<double>(s.num_hidden_layers);
+}
+
+double promised_flops(const std::string& device_name) {
+  // Checked in order: the more specific names first (verl's table, verl.md §7.6).
+  static const std::array<std::pair<const char*, double>, 10> kPeaks = {{
+      {"GB200", 2.5e15},
+      {"B200", 2.25e15},
+      {"H100", 989e12},
+      {"H800", 989e12},
+      {"H200", 989e12},
+      {"H20", 148e12},
+      {"A100", 312e12},
+      {"A800", 312e12},
+      {"L20", 119.5e12},
+      {"MI300X", 1307e12},
+  }};
+  for (const auto& [name, peak] : kPeaks) {
+    if (device_name.find(name) != std::string::npos) return peak;
+  }
+  return 0.0;
+}
+
+double mfu(double flops, double seconds, const std::string& device_name, std::int64_t world_size) {
+  const double peak = promised_flops(device_name);
+  if (peak <= 0 || seconds <= 0 || world_size <= 0) return 0.0;
+  return flops / seconds / peak / static_cast<double>(world_size);
+}
+
+}  // namespace verlpp::trainer

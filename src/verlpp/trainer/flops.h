@@ -1,0 +1,32 @@
+// MFU as verl computes it (verl/utils/flops_counter.py, verl/workers/engine_workers.py;
+// verl.md §7.6) for dense decoders (Qwen2, Qwen3, Llama):
+//
+//   N      = (3·h·I + h·(q + k + v + o)) · layers + 2·V·h      q = o = heads·d, k = v = kv_heads·d
+//   flops  = 6·N·T + 6·Σ_i s_i²·d·heads·layers                 T = Σ_i s_i tokens of the batch
+//   mfu    = flops / seconds / promised / world_size           (a forward-only pass: flops / 3)
+//
+// promised is the device's dense bf16 peak from verl's table (H100/H800/H200 989 TFLOP/s, ...).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace verlpp::trainer {
+
+struct DenseDecoderShape {
+  std::int64_t hidden_size = 0, intermediate_size = 0, vocab_size = 0, num_hidden_layers = 0,
+               num_attention_heads = 0, num_key_value_heads = 0, head_dim = 0;
+};
+
+// Training (forward + backward) FLOPs of one batch of sequences of the given lengths.
+double training_flops(const DenseDecoderShape& shape, const std::vector<std::int64_t>& seqlens);
+
+// Dense bf16 peak FLOP/s of a device named like torch.cuda.get_device_name() ("NVIDIA H200"),
+// matched by verl's substrings; 0 for an unknown device (verl: inf, i.e. MFU 0).
+double promised_flops(const std::string& device_name);
+
+// verl's MFU; 0 when the device is unknown or seconds <= 0.
+double mfu(double flops, double seconds, const std::string& device_name, std::int64_t world_size);
+
+}  // namespace verlpp::trainer
