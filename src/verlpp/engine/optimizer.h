@@ -1,0 +1,61 @@
+// The actor/critic optimizer step of verl's FSDP engine (verl.md §3.5): AdamW (torch.optim.AdamW:
+// decoupled weight decay on every parameter, eps 1e-8) on fp32 master weights, while the model
+// computes with its own (e.g. bf16) parameters, as FSDP mixed precision keeps fp32 parameters and
+// casts them for compute.
+//
+// step(): gradients of the model parameters are copied into fp32, their global L2 norm is taken
+// (the metric grad_norm, before clipping) and clipped to clip_grad; a non-finite norm skips the
+// update (verl zeroes the gradients and does not step); otherwise AdamW updates the masters and
+// the model parameters are overwritten with the masters cast to their dtype. The learning rate
+// follows LrSchedule, advanced once per training step by advance_lr().
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "verlpp/engine/lr_schedule.h"
+
+namespace verlpp::engine {
+
+struct AdamWConfig {
+  LrScheduleConfig schedule;
+  double weight_decay = 0.01;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+  double clip_grad = 1.0;
+};
+
+struct StepResult {
+  double grad_norm = 0;  // before clipping
+  bool applied = false;  // false when the norm was not finite
+};
+
+class Optimizer {
+ public:
+  // `parameters`: the model's tensors (any floating dtype, requires_grad). Throws verlpp::Error
+  // when betas are outside [0, 1) or lr is negative.
+  Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
+            std::int64_t total_training_steps);
+  ~Optimizer();
+
+  StepResult step();
+  void zero_grad();
+  void advance_lr();
+  double lr() const;
+
+  // Optimizer state (masters, moments, step counts, scheduler position) to and from a file;
+  // writing goes through a temporary name. load() throws verlpp::Error naming the file when it is
+  // unreadable or its tensors do not match the parameters' shapes.
+  void save(const std::string& path) const;
+  void load(const std::string& path);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace verlpp::engine
