@@ -29,7 +29,7 @@ using OrderedJson = nlohmann::ordered_json;
 
 struct ChatTemplateOptions {
   bool add_generation_prompt = false;
-  OrderedJson tools = nullptr;          // tool schemas (a JSON array) or null
+  OrderedJson tools = nullptr;                        // tool schemas (a JSON array) or null
   OrderedJson extra_context = OrderedJson::object();  // more variables, e.g. enable_thinking
 };
 
