@@ -5,12 +5,16 @@
 //   --chat:       each line is a JSON array of messages, or {"messages": [...], "tools": [...]};
 //                 rendered with the tokenizer's chat template (--add-generation-prompt,
 //                 --context '{"enable_thinking": false}') and then encoded
+//   --chat-template FILE: use this Jinja template instead of the tokenizer's
 //   --show-text:  also print the text that was encoded (chat: the rendered prompt), as a JSON
 //                 string line before the ids
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 
 #include "commands.h"
 #include "verlpp/core/error.h"
@@ -26,6 +30,7 @@ struct TokenizeOptions {
   bool add_generation_prompt = false;
   bool show_text = false;
   std::string context = "{}";
+  std::string chat_template_file;
 };
 
 tokenizer::OrderedJson parse_line(const std::string& line, std::size_t number, const char* what) {
@@ -38,6 +43,7 @@ tokenizer::OrderedJson parse_line(const std::string& line, std::size_t number, c
 }
 
 std::string item_text(const tokenizer::Tokenizer& tok, const TokenizeOptions& options,
+                      const std::optional<tokenizer::ChatTemplate>& custom,
                       const tokenizer::ChatTemplateOptions& chat, const std::string& line,
                       std::size_t number) {
   if (!options.chat) {
@@ -50,15 +56,15 @@ std::string item_text(const tokenizer::Tokenizer& tok, const TokenizeOptions& op
   }
   const auto value = parse_line(line, number, "a JSON array of messages");
   tokenizer::ChatTemplateOptions item = chat;
-  if (value.is_object() && value.contains("messages")) {
-    if (value.contains("tools")) item.tools = value["tools"];
-    return tok.apply_chat_template(value["messages"], item);
-  }
-  if (!value.is_array()) {
+  const bool wrapped = value.is_object() && value.contains("messages");
+  if (!wrapped && !value.is_array()) {
     throw Error("standard input line " + std::to_string(number) +
                 ": expected a JSON array of messages or {\"messages\": [...]}");
   }
-  return tok.apply_chat_template(value, item);
+  if (wrapped && value.contains("tools")) item.tools = value["tools"];
+  const auto& messages = wrapped ? value["messages"] : value;
+  return custom ? tok.apply_chat_template(*custom, messages, item)
+                : tok.apply_chat_template(messages, item);
 }
 
 int run_tokenize(const TokenizeOptions& options) {
@@ -67,12 +73,20 @@ int run_tokenize(const TokenizeOptions& options) {
   chat.add_generation_prompt = options.add_generation_prompt;
   chat.extra_context = parse_line(options.context, 0, "--context as a JSON object");
   if (!chat.extra_context.is_object()) throw Error("--context: expected a JSON object");
+  std::optional<tokenizer::ChatTemplate> custom;
+  if (!options.chat_template_file.empty()) {
+    std::ifstream in(options.chat_template_file, std::ios::binary);
+    if (!in) throw Error(options.chat_template_file + ": cannot open chat template");
+    std::stringstream source;
+    source << in.rdbuf();
+    custom.emplace(source.str(), options.chat_template_file);
+  }
   std::string line;
   std::size_t number = 0;
   while (std::getline(std::cin, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r' && options.chat) line.pop_back();
-    const std::string text = item_text(tok, options, chat, line, number);
+    const std::string text = item_text(tok, options, custom, chat, line, number);
     try {
       const auto ids = tok.encode(text);
       if (options.show_text) std::cout << tokenizer::OrderedJson(text).dump() << "\n";
@@ -101,6 +115,8 @@ Command add_tokenize_command(CLI::App& app) {
   cmd->add_option("--context", options->context,
                   "--chat: extra template variables as a JSON object, e.g. "
                   "'{\"enable_thinking\": false}'");
+  cmd->add_option("--chat-template", options->chat_template_file,
+                  "--chat: a Jinja chat template file to use instead of the tokenizer's");
   cmd->add_flag("--show-text", options->show_text, "also print the encoded text as JSON");
   return {cmd, [options] { return run_tokenize(*options); }};
 }
