@@ -8,6 +8,8 @@
 namespace verlpp::tokenizer::testing {
 namespace {
 
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
 std::string show(const std::string& text) { return OrderedJson(text).dump(); }
 
 TEST(TokenizerParity, EncodeMatchesHuggingFaceTokenizers) {
@@ -29,7 +31,7 @@ TEST(TokenizerParity, EncodeMatchesHuggingFaceTokenizers) {
 TEST(TokenizerParity, DecodeMatchesHuggingFaceTokenizers) {
   const auto rows = read_jsonl(fixture_dir() / "qwen3_parity.jsonl");
   ASSERT_GE(rows.size(), 2000u);
-  std::size_t round_trips = 0;
+  std::vector<std::string> not_round_tripped;
   for (const auto& row : rows) {
     const auto text = row["text"].get<std::string>();
     const auto ids = row["ids"].get<std::vector<std::int32_t>>();
@@ -37,10 +39,14 @@ TEST(TokenizerParity, DecodeMatchesHuggingFaceTokenizers) {
     const auto skipped = row.value("decoded_skip_special", decoded);
     EXPECT_EQ(qwen3().decode(ids), decoded) << show(text);
     EXPECT_EQ(qwen3().decode(ids, true), skipped) << show(text);
-    round_trips += decoded == text;
+    if (qwen3().decode(qwen3().encode(text)) != text) not_round_tripped.push_back(text);
   }
-  // HF's decode(encode(x)) == x for every string of the fixture (none needs repair).
-  EXPECT_EQ(round_trips, rows.size());
+  // decode(encode(x)) == x except where the NFC normaliser changes x: the fixture's four
+  // strings that are not in NFC (decomposed accents; the ohm and kelvin signs, whose canonical
+  // forms are U+03A9 and 'K').
+  const std::vector<std::string> not_nfc = {"cafe\u0301", "A\u030angstro\u0308m", "\u2126 ohm",
+                                            "K\u212a kelvin"};
+  EXPECT_EQ(not_round_tripped, not_nfc);
 }
 
 TEST(TokenizerParity, BatchEncodeEqualsEncode) {
@@ -60,13 +66,14 @@ TEST(TokenizerParity, StreamDecodeConcatenatesToDecode) {
   ASSERT_FALSE(rows.empty());
   for (const auto& row : rows) {
     const auto ids = row["ids"].get<std::vector<std::int32_t>>();
+    const auto text_in = row["text"].get<std::string>();
+    const bool has_replacement = text_in.find(kReplacement) != std::string::npos;
     StreamDecoder stream(qwen3());
     std::string text;
     for (const auto id : ids) {
       const std::string piece = stream.push(id);
-      // Every piece is complete UTF-8: no replacement character appears for valid text.
-      EXPECT_EQ(piece.find("\xEF\xBF\xBD"), std::string::npos)
-          << show(row["text"].get<std::string>());
+      // Every piece is complete UTF-8: no replacement character appears (for texts without one).
+      if (!has_replacement) EXPECT_EQ(piece.find(kReplacement), std::string::npos) << show(text_in);
       text += piece;
     }
     text += stream.finish();
