@@ -17,6 +17,10 @@ namespace {
 
 [[noreturn]] void type_error(const std::string& message) { throw Error(message); }
 
+[[noreturn]] void overflow_error() {
+  throw Error("integer overflow (verlpp's template integers are 64-bit)");
+}
+
 std::vector<char32_t> code_points(std::string_view text) {
   std::vector<char32_t> out;
   std::size_t i = 0;
@@ -902,12 +906,17 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   };
   if (a.is_number() && b.is_number()) {
     const bool ints = !a.is_real() && !b.is_real();
-    if (op == "+")
-      return ints ? Value(a.to_int() + b.to_int()) : Value(a.to_double() + b.to_double());
-    if (op == "-")
-      return ints ? Value(a.to_int() - b.to_int()) : Value(a.to_double() - b.to_double());
-    if (op == "*")
-      return ints ? Value(a.to_int() * b.to_int()) : Value(a.to_double() * b.to_double());
+    if (ints && (op == "+" || op == "-" || op == "*")) {
+      std::int64_t r = 0;
+      const bool overflow = op == "+"   ? __builtin_add_overflow(a.to_int(), b.to_int(), &r)
+                            : op == "-" ? __builtin_sub_overflow(a.to_int(), b.to_int(), &r)
+                                        : __builtin_mul_overflow(a.to_int(), b.to_int(), &r);
+      if (overflow) overflow_error();
+      return Value(r);
+    }
+    if (op == "+") return Value(a.to_double() + b.to_double());
+    if (op == "-") return Value(a.to_double() - b.to_double());
+    if (op == "*") return Value(a.to_double() * b.to_double());
     if (op == "/") {
       if (b.to_double() == 0) type_error("division by zero");
       return Value(a.to_double() / b.to_double());
@@ -927,7 +936,9 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
     if (op == "**") {
       if (ints && b.to_int() >= 0) {
         std::int64_t r = 1;
-        for (std::int64_t i = 0; i < b.to_int(); ++i) r *= a.to_int();
+        for (std::int64_t i = 0; i < b.to_int(); ++i) {
+          if (__builtin_mul_overflow(r, a.to_int(), &r)) overflow_error();
+        }
         return Value(r);
       }
       return Value(std::pow(a.to_double(), b.to_double()));

@@ -589,7 +589,7 @@ class Parser {
   }
 
   ExprPtr parse_call(ExprPtr callee) {
-    auto e = make(Expr::Kind::call, current().position);
+    auto e = make(Expr::Kind::call, callee->position);
     e->a = std::move(callee);
     parse_call_args(*e);
     return e;
