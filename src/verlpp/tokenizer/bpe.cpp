@@ -123,9 +123,10 @@ BpeModel::BpeModel(const nlohmann::json& model, const std::string& where)
   };
   for (std::size_t i = 0; i < merges->size(); ++i) {
     const auto [left, right] = merge_parts((*merges)[i], where, i);
+    const std::int32_t left_id = lookup(left, i);
+    const std::int32_t right_id = lookup(right, i);
     const std::int32_t id = lookup(left + right, i);
-    entries.emplace_back(pack(lookup(left, i), lookup(right, i)),
-                         Merge{static_cast<std::int32_t>(i), id});
+    entries.emplace_back(pack(left_id, right_id), Merge{static_cast<std::int32_t>(i), id});
   }
   merges_.build(entries);
 }

@@ -33,15 +33,16 @@ std::optional<std::string> token_text(const Json& value, const std::string& wher
   throw Error(where + ": expected a string or {\"content\": string}, got " + value.dump());
 }
 
-std::optional<std::string> chat_template_source(const Json& config, const fs::path& dir,
-                                                const std::string& where) {
+// The chat template's text and the file it came from.
+std::optional<std::pair<std::string, std::string>> chat_template_source(
+    const Json& config, const fs::path& dir, const std::string& where) {
   const auto it = config.find("chat_template");
-  if (it != config.end() && it->is_string()) return it->get<std::string>();
+  if (it != config.end() && it->is_string()) return std::pair(it->get<std::string>(), where);
   if (it != config.end() && it->is_array()) {
     for (const auto& entry : *it) {
       if (entry.is_object() && entry.value("name", "") == "default" && entry.contains("template") &&
           entry["template"].is_string()) {
-        return entry["template"].get<std::string>();
+        return std::pair(entry["template"].get<std::string>(), where);
       }
     }
     throw Error(where + ": chat_template: a list without an entry named \"default\"");
@@ -54,7 +55,7 @@ std::optional<std::string> chat_template_source(const Json& config, const fs::pa
   std::ifstream in(jinja, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  return text.str();
+  return std::pair(text.str(), jinja.string());
 }
 
 void read_eos_ids(const fs::path& dir, SpecialTokens& tokens) {
@@ -113,8 +114,7 @@ TokenizerConfig read_tokenizer_config(
   }
   read_eos_ids(dir, tokens);
   if (auto source = chat_template_source(config, dir, where)) {
-    result.chat_template.emplace(
-        *source, (dir.filename().empty() ? dir.parent_path().filename() : dir.filename()).string());
+    result.chat_template.emplace(source->first, source->second);
   }
   return result;
 }

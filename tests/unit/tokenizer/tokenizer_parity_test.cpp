@@ -73,7 +73,9 @@ TEST(TokenizerParity, StreamDecodeConcatenatesToDecode) {
     for (const auto id : ids) {
       const std::string piece = stream.push(id);
       // Every piece is complete UTF-8: no replacement character appears (for texts without one).
-      if (!has_replacement) EXPECT_EQ(piece.find(kReplacement), std::string::npos) << show(text_in);
+      if (!has_replacement) {
+        EXPECT_EQ(piece.find(kReplacement), std::string::npos) << show(text_in);
+      }
       text += piece;
     }
     text += stream.finish();
