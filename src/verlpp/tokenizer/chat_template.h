@@ -3,14 +3,15 @@
 // environment with trim_blocks=True, lstrip_blocks=True and the loopcontrols extension; its
 // tojson is json.dumps(ensure_ascii=False); raise_exception and strftime_now are globals).
 //
-// Supported: {{ }}, {% %}, {# #} with '-' whitespace control; if/elif/else, for (with loop.*,
-// `else`, a trailing `if` filter, tuple unpacking, break/continue), set (names, ns.attr),
-// macro definitions and calls. Not supported (rejected by name): block set, call/filter blocks,
-// include/import/extends/block, with, raw. Expressions: literals, lists,
-// dicts, tuples, attribute/subscript/slice access, calls, filters, tests, the operators of
-// Jinja2 with its precedence, inline if/else, Python string/dict methods used by templates
-// (strip, split, startswith, items, get, ...). Values behave as in Python (truthiness, str() of
-// None/True/lists, floor division, negative indexes).
+// Supported: {{ }}, {% %}, {# #} with '-'/'+' whitespace control; if/elif/else, for (loop.*,
+// `else`, a trailing `if` filter, tuple unpacking, break/continue), set (names, tuples, ns.attr,
+// block set), macro definitions and calls, transformers' {% generation %} (rendered as is).
+// Expressions: literals, lists, dicts, tuples, attribute/subscript/slice access, calls, filters,
+// tests, jinja2's operators and precedence, inline if/else, the Python str/dict/list methods
+// templates use (strip, split, startswith, items, get, ...). Values behave as in Python
+// (truthiness, str() of None/True/lists, floor division, negative indexes); integers are 64-bit
+// (overflow is an error). Rejected by name: include/import/extends/block, call/filter blocks,
+// with, raw, recursive loops, filtered block set, *args.
 //
 // Errors: a template using anything outside the subset is rejected when parsed with a
 // verlpp::Error naming the construct and its position ("line L:C"); rendering errors
