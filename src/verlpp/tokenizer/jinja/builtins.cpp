@@ -577,16 +577,9 @@ Value apply_filter(Interpreter& interpreter, const std::string& name, const Valu
       return fallback ? *fallback : Value("");
     return input;
   }
-  if (input.is_undefined() && name != "length" && name != "count" && name != "list" &&
-      name != "items" && name != "string" && name != "first" && name != "last" && name != "join" &&
-      name != "safe" && name != "select" && name != "reject" && name != "selectattr" &&
-      name != "rejectattr" && name != "map") {
-    type_error("'" + input.undefined_name() + "' is undefined");
-  }
   if (name == "length" || name == "count") return Value(length(input));
   if (name == "tojson") return to_json_filter(input, args);
-  if (name == "trim")
-    return Value(strip(need_string(input, "trim"), args.get(0, "chars"), true, true));
+  if (name == "trim") return Value(strip(input.str(), args.get(0, "chars"), true, true));
   if (name == "string") return Value(input.str());
   if (name == "safe") return input;
   if (name == "e" || name == "escape") return Value(html_escape(input.str()));
@@ -699,7 +692,10 @@ Value apply_filter(Interpreter& interpreter, const std::string& name, const Valu
     const double r = m == "ceil" ? std::ceil(x) : m == "floor" ? std::floor(x) : std::round(x);
     return Value(r / scale);
   }
-  if (name == "int" || name == "float") return number_filter(input, args, name == "int");
+  if (name == "int" || name == "float") {
+    if (input.is_undefined()) type_error("'" + input.undefined_name() + "' is undefined");
+    return number_filter(input, args, name == "int");
+  }
   if (name == "indent") return Value(indent(input.str(), args));
   if (name == "wordcount")
     return Value(static_cast<std::int64_t>(split(input.str(), nullptr, -1).as_list().items.size()));
