@@ -61,8 +61,9 @@ class Tokenizer {
   ~Tokenizer();
 
   // Token ids of `text`, added/special tokens inside the text recognised (as HF does with
-  // split_special_tokens=False). No BOS/EOS are added (the post-processor of byte-level models
-  // adds none). Throws verlpp::Error on invalid UTF-8, naming the byte offset.
+  // split_special_tokens=False). The post-processor is not applied: no BOS/EOS are added (HF's
+  // encode(text, add_special_tokens=False); chat templates write BOS themselves). Throws
+  // verlpp::Error on invalid UTF-8, naming the byte offset.
   std::vector<std::int32_t> encode(std::string_view text) const;
 
   // encode() of each text, spread over `num_threads` threads (0: hardware concurrency).
