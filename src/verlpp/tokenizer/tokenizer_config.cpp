@@ -34,8 +34,9 @@ std::optional<std::string> token_text(const Json& value, const std::string& wher
 }
 
 // The chat template's text and the file it came from.
-std::optional<std::pair<std::string, std::string>> chat_template_source(
-    const Json& config, const fs::path& dir, const std::string& where) {
+std::optional<std::pair<std::string, std::string>> chat_template_source(const Json& config,
+                                                                        const fs::path& dir,
+                                                                        const std::string& where) {
   const auto it = config.find("chat_template");
   if (it != config.end() && it->is_string()) return std::pair(it->get<std::string>(), where);
   if (it != config.end() && it->is_array()) {

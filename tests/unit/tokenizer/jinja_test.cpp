@@ -91,8 +91,7 @@ A{#- c -#}  B
     {R"J({{ m.content }}|{{ m['role'] }}|{{ m.missing }}|{{ m.get('missing', 'dflt') }}|{{ (m.missing or 'or') }})J",
      R"J({"m": {"role": "user", "content": "hi"}})J", R"J(hi|user||dflt|or)J"},
     {R"J({{ u | trim }}|{{ u | upper }}|{{ u | length }}|{{ u | list }}|{{ u | string }}|{{ u | join(",") }}|{{ u | default("d") }}|{{ u | sort }}|{{ 5 | trim }}|{{ u | replace("a","b") }}|{{ u | first }})J",
-     R"J({})J",
-     R"J(||0|[]|||d|[]|5||)J"},
+     R"J({})J", R"J(||0|[]|||d|[]|5||)J"},
     {R"J({{ 'a\tb\u00e9\x41' }})J", R"J({})J", R"J(a	béA)J"},
 };
 
@@ -147,8 +146,9 @@ TEST(Jinja, RuntimeErrorsNameTheirPosition) {
   EXPECT_EQ(error_of("{{ 10 ** 20 }}"),
             "chat template 't' line 1:7: integer overflow (verlpp's template integers are 64-bit)");
   EXPECT_EQ(error_of("{{ u | float }}"), "chat template 't' line 1:8: 'u' is undefined");
-  EXPECT_EQ(error_of("{{ u | tojson }}"),
-            "chat template 't' line 1:8: tojson: Object of type Undefined is not JSON serializable");
+  EXPECT_EQ(
+      error_of("{{ u | tojson }}"),
+      "chat template 't' line 1:8: tojson: Object of type Undefined is not JSON serializable");
   EXPECT_EQ(error_of("{% set x.y = 1 %}"),
             "chat template 't' line 1:1: cannot assign attribute on non-namespace object 'x'");
 }

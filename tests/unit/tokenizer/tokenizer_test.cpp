@@ -34,29 +34,31 @@ nlohmann::json tiny_tokenizer_json() {
   vocab["bc"] = 258;
   const auto added = [](int id, const char* content, bool special, bool lstrip, bool rstrip,
                         bool single_word, bool normalized) {
-    return nlohmann::json{{"id", id},           {"content", content},   {"special", special},
-                          {"lstrip", lstrip},   {"rstrip", rstrip},     {"single_word", single_word},
+    return nlohmann::json{{"id", id},
+                          {"content", content},
+                          {"special", special},
+                          {"lstrip", lstrip},
+                          {"rstrip", rstrip},
+                          {"single_word", single_word},
                           {"normalized", normalized}};
   };
-  return {
-      {"version", "1.0"},
-      {"added_tokens",
-       {added(300, "<L>", true, true, false, false, false),
-        added(301, "<R>", false, false, true, false, false),
-        added(302, "tok", false, false, false, true, false),
-        added(303, "\u00e9", false, false, false, false, true)}},
-      {"normalizer", {{"type", "NFC"}}},
-      {"pre_tokenizer",
-       {{"type", "Sequence"},
-        {"pretokenizers",
-         {{{"type", "Split"},
-           {"pattern", {{"Regex", " ?[a-z]+|\\s+"}}},
-           {"behavior", "Isolated"},
-           {"invert", false}},
-          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
-      {"decoder", {{"type", "ByteLevel"}}},
-      {"model",
-       {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b", {"ab", "c"}, "b c"}}}}};
+  return {{"version", "1.0"},
+          {"added_tokens",
+           {added(300, "<L>", true, true, false, false, false),
+            added(301, "<R>", false, false, true, false, false),
+            added(302, "tok", false, false, false, true, false),
+            added(303, "\u00e9", false, false, false, false, true)}},
+          {"normalizer", {{"type", "NFC"}}},
+          {"pre_tokenizer",
+           {{"type", "Sequence"},
+            {"pretokenizers",
+             {{{"type", "Split"},
+               {"pattern", {{"Regex", " ?[a-z]+|\\s+"}}},
+               {"behavior", "Isolated"},
+               {"invert", false}},
+              {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}}},
+          {"decoder", {{"type", "ByteLevel"}}},
+          {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", {"a b", {"ab", "c"}, "b c"}}}}};
 }
 
 class TempDir {
@@ -104,8 +106,8 @@ TEST(Tokenizer, MergesLowestRankFirst) {
 
 TEST(Tokenizer, AddedTokenFlags) {
   const Tokenizer t = tiny();
-  EXPECT_EQ(t.encode("ab <L>c"), (Ids{256, 300, 99}));  // lstrip swallows the space before
-  EXPECT_EQ(t.encode("<R>  a"), (Ids{301, 97}));        // rstrip swallows the spaces after
+  EXPECT_EQ(t.encode("ab <L>c"), (Ids{256, 300, 99}));     // lstrip swallows the space before
+  EXPECT_EQ(t.encode("<R>  a"), (Ids{301, 97}));           // rstrip swallows the spaces after
   EXPECT_EQ(t.encode("xtok"), (Ids{120, 116, 111, 107}));  // single_word: inside a word
   EXPECT_EQ(t.encode("a tok."), (Ids{97, 32, 302, 46}));
   // normalized=true: matched after NFC, so the decomposed e + U+0301 finds it too.
@@ -151,7 +153,8 @@ TEST(Tokenizer, BadInputGivesClearErrors) {
             "decode: token id -1 is not in the vocabulary (ids are 0..303)");
   EXPECT_EQ(error_of([&] { t.encode("ab\xE2\x82"); }),
             "encode: invalid UTF-8 at byte 2 (byte value 226)");
-  EXPECT_EQ(error_of([&] { t.encode("\xFF"); }), "encode: invalid UTF-8 at byte 0 (byte value 255)");
+  EXPECT_EQ(error_of([&] { t.encode("\xFF"); }),
+            "encode: invalid UTF-8 at byte 0 (byte value 255)");
 }
 
 TEST(Tokenizer, BadFilesGiveClearErrors) {
@@ -162,7 +165,8 @@ TEST(Tokenizer, BadFilesGiveClearErrors) {
   EXPECT_EQ(error_of([&] { Tokenizer::from_directory(dir.path()); }),
             file + ": cannot open tokenizer file");
   dir.write("tokenizer.json", "{\"model\": ");
-  EXPECT_EQ(error_of([&] { Tokenizer::from_file(file); }).rfind(file + ": not valid JSON: ", 0), 0u);
+  EXPECT_EQ(error_of([&] { Tokenizer::from_file(file); }).rfind(file + ": not valid JSON: ", 0),
+            0u);
   auto json = tiny_tokenizer_json();
   json["model"]["type"] = "WordPiece";
   dir.write("tokenizer.json", json.dump());
@@ -177,8 +181,9 @@ TEST(Tokenizer, BadFilesGiveClearErrors) {
   json["pre_tokenizer"] = {{"type", "Metaspace"}};
   dir.write("tokenizer.json", json.dump());
   EXPECT_EQ(error_of([&] { Tokenizer::from_file(file); }),
-            file + ": pre_tokenizer type 'Metaspace' is not supported (supported: Split, ByteLevel, "
-                   "Sequence)");
+            file +
+                ": pre_tokenizer type 'Metaspace' is not supported (supported: Split, ByteLevel, "
+                "Sequence)");
   json = tiny_tokenizer_json();
   dir.write("tokenizer.json", json.dump());
   dir.write("tokenizer_config.json", R"({"eos_token": "<missing>"})");

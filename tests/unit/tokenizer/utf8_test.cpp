@@ -1,19 +1,23 @@
 // UTF-8 helpers and Python value formatting, against hand-worked values (Rust's
 // String::from_utf8_lossy for the replacement rules, CPython's repr for floats and strings).
+#include "verlpp/tokenizer/utf8.h"
+
 #include <gtest/gtest.h>
 
 #include "verlpp/tokenizer/byte_level.h"
 #include "verlpp/tokenizer/jinja/value.h"
-#include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer {
 namespace {
 
 TEST(Utf8, LossyReplacesMaximalInvalidSubsequences) {
   EXPECT_EQ(utf8::lossy("ok \xF0\x9F\x98\x80"), "ok \xF0\x9F\x98\x80");
-  EXPECT_EQ(utf8::lossy("\xE2\x82" "A"), "\uFFFD" "A");  // truncated 3-byte sequence: one U+FFFD
+  EXPECT_EQ(utf8::lossy("\xE2\x82"
+                        "A"),
+            "\uFFFD"
+            "A");  // truncated 3-byte sequence: one U+FFFD
   EXPECT_EQ(utf8::lossy("\xF0\x9F\x98"), "\uFFFD");
-  EXPECT_EQ(utf8::lossy("\xC0\xAF"), "\uFFFD\uFFFD");    // overlong lead, then a stray byte
+  EXPECT_EQ(utf8::lossy("\xC0\xAF"), "\uFFFD\uFFFD");            // overlong lead, then a stray byte
   EXPECT_EQ(utf8::lossy("\xED\xA0\x80"), "\uFFFD\uFFFD\uFFFD");  // a surrogate: 3 replacements
   EXPECT_EQ(utf8::lossy("\xF4\x90\x80\x80"), "\uFFFD\uFFFD\uFFFD\uFFFD");  // above U+10FFFF
 }
