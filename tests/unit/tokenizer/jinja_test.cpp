@@ -135,6 +135,15 @@ TEST(Jinja, SyntaxErrorsNameTheirPosition) {
   EXPECT_EQ(error_of("{{ a ? b }}"), "chat template 't' line 1:6: unexpected character '?'");
 }
 
+TEST(Jinja, IntegerPowerIsExactAndFast) {
+  // Python: 1 ** 10**12 == 1, (-2) ** 63 == -2**63 (fits in 64 bits), 3 ** 39 ==
+  // 4052555153018976267.
+  const OrderedJson none = OrderedJson::object();
+  EXPECT_EQ(ChatTemplate("{{ 1 ** 1000000000000 }}").render(none), "1");
+  EXPECT_EQ(ChatTemplate("{{ (-2) ** 63 }}").render(none), "-9223372036854775808");
+  EXPECT_EQ(ChatTemplate("{{ 3 ** 39 }}").render(none), "4052555153018976267");
+}
+
 TEST(Jinja, RuntimeErrorsNameTheirPosition) {
   EXPECT_EQ(error_of("\n  {{ raise_exception('bad role') }}"),
             "chat template 't' line 2:6: raise_exception: bad role");

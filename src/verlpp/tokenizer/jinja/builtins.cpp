@@ -931,9 +931,11 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
     }
     if (op == "**") {
       if (ints && b.to_int() >= 0) {
-        std::int64_t r = 1;
-        for (std::int64_t i = 0; i < b.to_int(); ++i) {
-          if (__builtin_mul_overflow(r, a.to_int(), &r)) overflow_error();
+        // Exponentiation by squaring: at most 64 steps, overflow reported.
+        std::int64_t r = 1, base = a.to_int();
+        for (std::int64_t e = b.to_int(); e > 0; e >>= 1) {
+          if ((e & 1) && __builtin_mul_overflow(r, base, &r)) overflow_error();
+          if (e > 1 && __builtin_mul_overflow(base, base, &base)) overflow_error();
         }
         return Value(r);
       }
