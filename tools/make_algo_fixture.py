@@ -699,6 +699,10 @@ def section_policy(I):
     cases.append(policy_case(I, "vanilla", {"clip_ratio_low": 0.1, "clip_ratio_high": 0.28,
                                              "clip_ratio_c": 1.5}, GLOBAL_INFOS[1]))
     cases.append(policy_case(I, "vanilla", {}, GLOBAL_INFOS[1], with_weights=True))
+    # A dual-clip constant close to 1 so that some negative-advantage tokens hit it.
+    cases.append(policy_case(I, "vanilla", {"clip_ratio_c": 1.05}, GLOBAL_INFOS[1]))
+    cases.append(policy_case(I, "vanilla", {"clip_ratio_c": 1.1, "loss_agg_mode": "token-sum"}, {},
+                             with_weights=True))
     g = GLOBAL_INFOS[1]
     cases.append(policy_case(I, "gspo", {}, g))
     cases.append(policy_case(I, "gspo", {"clip_ratio_low": 0.0003, "clip_ratio_high": 0.0004}, {}))

@@ -73,8 +73,7 @@ AdvantageResult compute_grpo_outcome_advantage(const at::Tensor& token_level_rew
 AdvantageResult compute_grpo_passk_outcome_advantage(const at::Tensor& token_level_rewards,
                                                      const at::Tensor& response_mask,
                                                      const at::Tensor& index,
-                                                     bool norm_adv_by_std_in_grpo,
-                                                     double epsilon) {
+                                                     bool norm_adv_by_std_in_grpo, double epsilon) {
   const std::string fn = "adv_estimator grpo_passk";
   at::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
@@ -157,8 +156,9 @@ AdvantageResult compute_opo_outcome_advantage(const at::Tensor& token_level_rewa
   return outcome(scores - baseline, m);
 }
 
-AdvantageResult compute_reinforce_plus_plus_outcome_advantage(
-    const at::Tensor& token_level_rewards, const at::Tensor& response_mask, double gamma) {
+AdvantageResult compute_reinforce_plus_plus_outcome_advantage(const at::Tensor& token_level_rewards,
+                                                              const at::Tensor& response_mask,
+                                                              double gamma) {
   const std::string fn = "adv_estimator reinforce_plus_plus";
   at::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
@@ -213,14 +213,16 @@ AdvantageResult compute_gpg_outcome_advantage(const at::Tensor& token_level_rewa
   const Groups groups = make_groups(index, batch, fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
   const int64_t nonzero = (scores != 0).sum().item<int64_t>();
-  const double alpha = static_cast<double>(batch) / static_cast<double>(std::max<int64_t>(nonzero, 1));
+  const double alpha =
+      static_cast<double>(batch) / static_cast<double>(std::max<int64_t>(nonzero, 1));
   return outcome(alpha * (scores - group_mean(scores, groups)), m);
 }
 
 Registry<AdvantageEstimator>& advantage_estimators() {
   static Registry<AdvantageEstimator> registry = [] {
-    Registry<AdvantageEstimator> r("algorithm.adv_estimator",
-                                   {"optimal_token_baseline", "tir_optimal_token_baseline", "gdpo"});
+    Registry<AdvantageEstimator> r(
+        "algorithm.adv_estimator",
+        {"optimal_token_baseline", "tir_optimal_token_baseline", "gdpo"});
     r.add("gae", [](const AdvantageInputs& in, const AdvantageConfig& c) {
       return compute_gae_advantage_return(in.token_level_rewards, in.values, in.response_mask,
                                           c.gamma, c.lam);
@@ -246,8 +248,8 @@ Registry<AdvantageEstimator>& advantage_estimators() {
       return compute_opo_outcome_advantage(in.token_level_rewards, in.response_mask, in.index);
     });
     r.add("reinforce_plus_plus", [](const AdvantageInputs& in, const AdvantageConfig& c) {
-      return compute_reinforce_plus_plus_outcome_advantage(in.token_level_rewards,
-                                                           in.response_mask, c.gamma);
+      return compute_reinforce_plus_plus_outcome_advantage(in.token_level_rewards, in.response_mask,
+                                                           c.gamma);
     });
     r.add("reinforce_plus_plus_baseline", [](const AdvantageInputs& in, const AdvantageConfig&) {
       return compute_reinforce_plus_plus_baseline_outcome_advantage(in.token_level_rewards,

@@ -74,8 +74,9 @@ AdvantageResult compute_opo_outcome_advantage(const at::Tensor& token_level_rewa
 
 // reinforce_plus_plus: reverse loop G_t = r_t + gamma*G_{t+1} on unmasked tokens, masked tokens
 // carry G unchanged; returns = G*mask; advantages = masked_whiten(returns, mask)*mask.
-AdvantageResult compute_reinforce_plus_plus_outcome_advantage(
-    const at::Tensor& token_level_rewards, const at::Tensor& response_mask, double gamma);
+AdvantageResult compute_reinforce_plus_plus_outcome_advantage(const at::Tensor& token_level_rewards,
+                                                              const at::Tensor& response_mask,
+                                                              double gamma);
 
 // reinforce_plus_plus_baseline: (s_i - mean_g) tiled over tokens times the mask, then
 // masked_whiten over the whole batch, times the mask; returns = advantages.

@@ -37,8 +37,8 @@ bool distillation_uses_topk(const std::string& loss_mode) {
   try {
     validate_kl_penalty_name(loss_mode, "distillation.distillation_loss.loss_mode");
   } catch (const Error&) {
-    throw Error("unknown distillation.distillation_loss.loss_mode '" + loss_mode + "'; valid: " +
-                valid + std::string(kTopk) + " (estimators also with a '+' suffix)");
+    throw Error("unknown distillation.distillation_loss.loss_mode '" + loss_mode +
+                "'; valid: " + valid + std::string(kTopk) + " (estimators also with a '+' suffix)");
   }
   return false;
 }
@@ -123,7 +123,8 @@ DistillationLossResult distillation_loss(const at::Tensor& divergence,
     }
     d = at::clamp(d, -*config.loss_max_clamp, *config.loss_max_clamp);
   }
-  result.metrics["distillation/abs_loss"] = masked_mean(d.detach().abs(), response_mask).item<double>();
+  result.metrics["distillation/abs_loss"] =
+      masked_mean(d.detach().abs(), response_mask).item<double>();
   if (config.use_policy_gradient) {
     if (!log_prob.defined() || !old_log_prob.defined()) {
       throw Error(fn + ": use_policy_gradient needs the student's log_prob and old_log_prob");
@@ -150,13 +151,13 @@ DistillationLossResult distillation_loss(const at::Tensor& divergence,
 }
 
 DistillationLossResult distillation_loss_from_log_probs(
-    const at::Tensor& log_prob, const at::Tensor& teacher_log_prob,
-    const at::Tensor& response_mask, const DistillationLossConfig& config,
-    const std::string& loss_agg_mode, const GlobalBatchInfo& info,
-    const at::Tensor& old_log_prob) {
+    const at::Tensor& log_prob, const at::Tensor& teacher_log_prob, const at::Tensor& response_mask,
+    const DistillationLossConfig& config, const std::string& loss_agg_mode,
+    const GlobalBatchInfo& info, const at::Tensor& old_log_prob) {
   if (distillation_uses_topk(config.loss_mode)) {
-    throw Error("distillation loss_mode forward_kl_topk needs the student logits and the "
-                "teacher's top-k (forward_kl_topk), not per-token log-probs");
+    throw Error(
+        "distillation loss_mode forward_kl_topk needs the student logits and the "
+        "teacher's top-k (forward_kl_topk), not per-token log-probs");
   }
   const at::Tensor d = kl_penalty(log_prob, teacher_log_prob.detach(), config.loss_mode);
   return distillation_loss(d, response_mask, config, loss_agg_mode, info, log_prob, old_log_prob);

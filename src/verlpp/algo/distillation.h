@@ -89,9 +89,8 @@ DistillationLossResult distillation_loss(const at::Tensor& divergence,
 // Estimator modes end to end: D = kl_penalty(log_prob, teacher_log_prob, config.loss_mode), then
 // distillation_loss. Throws verlpp::Error for forward_kl_topk (use forward_kl_topk).
 DistillationLossResult distillation_loss_from_log_probs(
-    const at::Tensor& log_prob, const at::Tensor& teacher_log_prob,
-    const at::Tensor& response_mask, const DistillationLossConfig& config,
-    const std::string& loss_agg_mode, const GlobalBatchInfo& info = {},
-    const at::Tensor& old_log_prob = {});
+    const at::Tensor& log_prob, const at::Tensor& teacher_log_prob, const at::Tensor& response_mask,
+    const DistillationLossConfig& config, const std::string& loss_agg_mode,
+    const GlobalBatchInfo& info = {}, const at::Tensor& old_log_prob = {});
 
 }  // namespace verlpp::algo

@@ -27,8 +27,8 @@ Groups make_groups(const at::Tensor& index, int64_t batch, const std::string& fn
                 std::string(c10::toString(index.scalar_type())));
   }
   if (index.size(0) != batch) {
-    throw Error(fn + ": index has " + std::to_string(index.size(0)) + " entries but the batch has " +
-                std::to_string(batch) + " responses");
+    throw Error(fn + ": index has " + std::to_string(index.size(0)) +
+                " entries but the batch has " + std::to_string(batch) + " responses");
   }
   const auto [unique, inverse, counts] = at::_unique2(index, true, true, true);
   return {inverse.reshape({batch}), counts.index_select(0, inverse.reshape({batch})),

@@ -25,8 +25,7 @@ void AdaptiveKLController::update(double current_kl, int64_t n_steps) {
 std::unique_ptr<KLController> make_kl_controller(const KLControlConfig& config) {
   if (config.type == "fixed") return std::make_unique<FixedKLController>(config.kl_coef);
   if (config.type == "adaptive") {
-    return std::make_unique<AdaptiveKLController>(config.kl_coef, config.target_kl,
-                                                  config.horizon);
+    return std::make_unique<AdaptiveKLController>(config.kl_coef, config.target_kl, config.horizon);
   }
   throw Error("unknown algorithm.kl_ctrl.type '" + config.type + "'; valid: fixed, adaptive");
 }
@@ -41,16 +40,14 @@ KLInRewardResult apply_kl_penalty(const at::Tensor& token_level_scores,
   require_same_shape(token_level_scores, "token_level_scores", response_mask, "response_mask", fn);
   require_same_shape(token_level_scores, "token_level_scores", old_log_prob, "old_log_prob", fn);
   const at::Tensor m = mask_like(response_mask, token_level_scores);
-  const at::Tensor kld =
-      kl_penalty(old_log_prob.to(m.scalar_type()), ref_log_prob.to(m.scalar_type()),
-                 kl_penalty_name) *
-      m;
+  const at::Tensor kld = kl_penalty(old_log_prob.to(m.scalar_type()),
+                                    ref_log_prob.to(m.scalar_type()), kl_penalty_name) *
+                         m;
   const double beta = controller.value();
   KLInRewardResult result;
   result.token_level_rewards = token_level_scores - beta * kld;
-  result.current_kl = token_level_scores.size(0) == 0
-                          ? 0.0
-                          : masked_mean(kld, m, -1).mean().item<double>();
+  result.current_kl =
+      token_level_scores.size(0) == 0 ? 0.0 : masked_mean(kld, m, -1).mean().item<double>();
   controller.update(result.current_kl, token_level_scores.size(0));
   result.metrics = {{"actor/reward_kl_penalty", result.current_kl},
                     {"actor/reward_kl_penalty_coeff", beta}};

@@ -29,8 +29,8 @@ std::vector<std::string> kl_penalty_names() {
 void validate_kl_penalty_name(const std::string& name, const std::string& key) {
   const std::string base = base_name(name);
   if (base == "full") {
-    throw Error(key + "='" + name + "': the full KL is not implemented (verl raises too); valid: " +
-                valid_list());
+    throw Error(key + "='" + name +
+                "': the full KL is not implemented (verl raises too); valid: " + valid_list());
   }
   for (const auto& n : kl_penalty_names()) {
     if (n == base) return;

@@ -37,11 +37,14 @@ Prepared prepare(const PolicyLossInputs& in, const std::string& mode) {
 }
 
 at::Tensor weighted(const at::Tensor& loss, const PolicyLossInputs& in) {
-  return in.rollout_is_weights.defined() ? loss * in.rollout_is_weights.detach().to(loss.scalar_type())
-                                         : loss;
+  return in.rollout_is_weights.defined()
+             ? loss * in.rollout_is_weights.detach().to(loss.scalar_type())
+             : loss;
 }
 
-at::Tensor as_float(const at::Tensor& b, const at::Tensor& like) { return b.to(like.scalar_type()); }
+at::Tensor as_float(const at::Tensor& b, const at::Tensor& like) {
+  return b.to(like.scalar_type());
+}
 
 at::Tensor clamped_delta(const Prepared& p) {
   return at::clamp(p.log_prob - p.old_log_prob, -20.0, 20.0);
@@ -68,8 +71,8 @@ PolicyLossResult sapo(const PolicyLossInputs& in, const PolicyLossConfig& c,
   const Prepared p = prepare(in, "sapo");
   const at::Tensor delta = clamped_delta(p);
   const at::Tensor ratio = delta.exp();
-  const at::Tensor tau = at::where(p.advantages > 0, at::full_like(ratio, c.tau_pos),
-                                   at::full_like(ratio, c.tau_neg));
+  const at::Tensor tau =
+      at::where(p.advantages > 0, at::full_like(ratio, c.tau_pos), at::full_like(ratio, c.tau_neg));
   const at::Tensor gate = at::sigmoid(tau * (ratio - 1)) * 4.0 / tau;
   const at::Tensor loss = weighted(-gate * p.advantages, in);
   return {agg_loss(loss, p.mask, "seq-mean-token-mean", info),
@@ -124,19 +127,19 @@ PolicyLossResult clip_cov(const PolicyLossInputs& in, const PolicyLossConfig& c,
   const at::Tensor valid = p.mask > 0;
   const at::Tensor clipped = (l2 > l1) & valid;
   const at::Tensor lp = p.log_prob.detach();
-  const at::Tensor cov = (p.advantages - masked_mean(p.advantages, p.mask)) *
-                         (lp - masked_mean(lp, p.mask));
+  const at::Tensor cov =
+      (p.advantages - masked_mean(p.advantages, p.mask)) * (lp - masked_mean(lp, p.mask));
   const at::Tensor excluded = at::logical_not(valid) | clipped;
   const at::Tensor candidates =
       at::logical_not(excluded) & (cov > c.clip_cov_lb) & (cov < c.clip_cov_ub);
-  const int64_t wanted = std::max<int64_t>(
-      static_cast<int64_t>(c.clip_cov_ratio * p.mask.sum().item<double>()), 1);
+  const int64_t wanted =
+      std::max<int64_t>(static_cast<int64_t>(c.clip_cov_ratio * p.mask.sum().item<double>()), 1);
   at::Tensor flat = at::nonzero(candidates.reshape({-1})).reshape({-1});
   const int64_t n = flat.size(0);
   if (n > 0) {
     const auto options = at::TensorOptions().dtype(at::kLong);
-    const at::Tensor perm = in.generator.defined() ? at::randperm(n, in.generator, options)
-                                                   : at::randperm(n, options);
+    const at::Tensor perm =
+        in.generator.defined() ? at::randperm(n, in.generator, options) : at::randperm(n, options);
     flat = flat.index_select(0, perm.narrow(0, 0, std::min(wanted, n)).to(flat.device()));
   }
   const at::Tensor corr =
@@ -232,10 +235,11 @@ PolicyLossResult compute_policy_loss_vanilla(const PolicyLossInputs& in, const P
   const at::Tensor l3 = -a * c.clip_ratio_c;
   const at::Tensor clip2 = at::minimum(l3, clip1);
   const at::Tensor loss = weighted(at::where(a < 0, clip2, clip1), in);
-  return {agg_loss(loss, p.mask, c.loss_agg_mode, info),
-          {{"pg_clipfrac", scalar(masked_mean(as_float(l2 > l1, l1), p.mask))},
-           {"ppo_kl", scalar(masked_mean(-delta, p.mask))},
-           {"pg_clipfrac_lower", scalar(masked_mean(as_float((clip1 > l3) & (a < 0), l1), p.mask))}}};
+  return {
+      agg_loss(loss, p.mask, c.loss_agg_mode, info),
+      {{"pg_clipfrac", scalar(masked_mean(as_float(l2 > l1, l1), p.mask))},
+       {"ppo_kl", scalar(masked_mean(-delta, p.mask))},
+       {"pg_clipfrac_lower", scalar(masked_mean(as_float((clip1 > l3) & (a < 0), l1), p.mask))}}};
 }
 
 Registry<PolicyLoss>& policy_losses() {

@@ -44,7 +44,8 @@
 //             rollout_is_weights enter as their per-sequence geometric mean. ppo_kl.
 //             (arXiv 2507.20673)
 //   dro       loss = -(log_prob*A - 0.5*dro_beta*delta^2), dro_beta > 0 required. ppo_kl.
-//   cispo     ratio = exp(clamp(delta, +-20)); loss = -sg(clamp(ratio, 1-eps_l, 1+eps_h))*A*log_prob;
+//   cispo     ratio = exp(clamp(delta, +-20)); loss = -sg(clamp(ratio, 1-eps_l,
+//   1+eps_h))*A*log_prob;
 //             pg_clipfrac = mean(ratio != clamped), ppo_kl. (arXiv 2506.13585)
 // bypass_mode is recognised as not implemented. Unknown names throw verlpp::Error listing the
 // valid ones.
@@ -89,7 +90,7 @@ struct PolicyLossInputs {
   at::Tensor advantages;          // [batch, response_length]
   at::Tensor response_mask;       // [batch, response_length]
   at::Tensor rollout_is_weights;  // optional, [batch, response_length]
-  at::Generator generator;  // clip_cov's random choice; undefined: ATen's default generator
+  at::Generator generator;        // clip_cov's random choice; undefined: ATen's default generator
 };
 
 struct PolicyLossResult {
@@ -97,8 +98,8 @@ struct PolicyLossResult {
   Metrics metrics;
 };
 
-using PolicyLoss = std::function<PolicyLossResult(
-    const PolicyLossInputs&, const PolicyLossConfig&, const GlobalBatchInfo&)>;
+using PolicyLoss = std::function<PolicyLossResult(const PolicyLossInputs&, const PolicyLossConfig&,
+                                                  const GlobalBatchInfo&)>;
 
 PolicyLossResult compute_policy_loss_vanilla(const PolicyLossInputs& in, const PolicyLossConfig& c,
                                              const GlobalBatchInfo& info = {});

@@ -18,13 +18,12 @@ ValueLossResult compute_value_loss(const at::Tensor& vpreds, const at::Tensor& r
   require_same_shape(vpreds, "vpreds", response_mask, "response_mask", fn);
   const at::Tensor old = values.detach().to(vpreds.scalar_type());
   const at::Tensor target = returns.detach().to(vpreds.scalar_type());
-  const at::Tensor clipped =
-      clip_by_value(vpreds, old - cliprange_value, old + cliprange_value);
+  const at::Tensor clipped = clip_by_value(vpreds, old - cliprange_value, old + cliprange_value);
   const at::Tensor loss1 = (vpreds - target).square();
   const at::Tensor loss2 = (clipped - target).square();
-  const at::Tensor loss = 0.5 * agg_loss(at::maximum(loss1, loss2), response_mask, loss_agg_mode, info);
-  const at::Tensor clipfrac =
-      masked_mean((loss2 > loss1).to(vpreds.scalar_type()), response_mask);
+  const at::Tensor loss =
+      0.5 * agg_loss(at::maximum(loss1, loss2), response_mask, loss_agg_mode, info);
+  const at::Tensor clipfrac = masked_mean((loss2 > loss1).to(vpreds.scalar_type()), response_mask);
   return {loss,
           {{"vf_loss", loss.detach().item<double>()},
            {"vf_clipfrac", clipfrac.item<double>()},

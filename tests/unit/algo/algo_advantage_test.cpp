@@ -94,8 +94,8 @@ TEST(AlgoAdvantage, OpoLengthWeightedBaseline) {
 }
 
 TEST(AlgoAdvantage, OpoGroupOfEmptyResponsesIsZeroNotNaN) {
-  const auto r = compute_opo_outcome_advantage(mat({{0, 0}, {0, 0}}), mat({{0, 0}, {0, 0}}),
-                                               ids({1, 1}));
+  const auto r =
+      compute_opo_outcome_advantage(mat({{0, 0}, {0, 0}}), mat({{0, 0}, {0, 0}}), ids({1, 1}));
   expect_near(r.advantages, {{0, 0}, {0, 0}}, 0, "opo empty");
 }
 
@@ -120,8 +120,8 @@ TEST(AlgoAdvantage, ReinforcePlusPlusCarriesMaskedTokens) {
   // gamma 0.5. Row 0: rewards 0, 0, 1 -> G = 0.25, 0.5, 1. Row 1: the masked middle token's
   // reward 7 is skipped and G carried: G_2 = 2, G_1 = 2 (returns 0 there), G_0 = 1 + 0.5*2 = 2.
   const at::Tensor mask = mat({{1, 1, 1}, {1, 0, 1}});
-  const auto r = compute_reinforce_plus_plus_outcome_advantage(mat({{0, 0, 1}, {1, 7, 2}}), mask,
-                                                               0.5);
+  const auto r =
+      compute_reinforce_plus_plus_outcome_advantage(mat({{0, 0, 1}, {1, 7, 2}}), mask, 0.5);
   expect_near(r.returns, {{0.25, 0.5, 1}, {2, 0, 2}}, 1e-12, "returns");
   // Whitening over 0.25, 0.5, 1, 2, 2: mean 1.15, squared deviations sum 2.7, unbiased var 0.675.
   const double s = std::sqrt(0.675 + 1e-8);

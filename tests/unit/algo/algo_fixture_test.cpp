@@ -1,13 +1,14 @@
 // Checks every estimator, KL mode, aggregation mode, policy loss, value loss, KL controller and
 // distillation loss against tests/fixtures/algo/algo_fixture.json, made by
 // tools/make_algo_fixture.py (an independent float64 PyTorch implementation of verl.md §3-4) on
-// seeded random inputs. Values and gradients must agree within 1e-6.
+// seeded random inputs. Values and gradients must agree within 1e-6. Every check runs on the CPU
+// and, where a GPU is visible, again on CUDA (skipped otherwise).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "verlpp/algo/masked.h"
 #include "verlpp/algo/policy_loss.h"
 #include "verlpp/algo/value_loss.h"
+#include "verlpp/core/device.h"
 
 namespace verlpp::algo {
 namespace {
@@ -32,7 +34,8 @@ constexpr double kTol = 1e-6;
 
 const json& fixture() {
   static const json doc = [] {
-    const std::string path = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/algo/algo_fixture.json";
+    const std::string path =
+        std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/algo/algo_fixture.json";
     std::ifstream in(path);
     if (!in) return json();
     return json::parse(in);
@@ -56,8 +59,11 @@ at::Tensor tensor(const json& j, at::ScalarType dtype = at::kDouble) {
   return at::tensor(flat, at::kDouble).reshape(shape).to(dtype);
 }
 
+// The device the current test runs on (set by the fixture from its parameter).
+at::Device g_device = at::kCPU;
+
 at::Tensor input(const std::string& name, at::ScalarType dtype = at::kDouble) {
-  return tensor(fixture().at("inputs").at(name), dtype);
+  return tensor(fixture().at("inputs").at(name), dtype).to(g_device);
 }
 
 at::Tensor mask() { return input("response_mask"); }
@@ -65,7 +71,8 @@ at::Tensor mask() { return input("response_mask"); }
 GlobalBatchInfo global_info(const json& j) {
   GlobalBatchInfo info;
   if (j.contains("dp_size")) info.dp_size = j.at("dp_size").get<int64_t>();
-  if (j.contains("batch_num_tokens")) info.batch_num_tokens = j.at("batch_num_tokens").get<double>();
+  if (j.contains("batch_num_tokens"))
+    info.batch_num_tokens = j.at("batch_num_tokens").get<double>();
   if (j.contains("global_batch_size")) {
     info.global_batch_size = j.at("global_batch_size").get<double>();
   }
@@ -95,16 +102,18 @@ void expect_scalar(const at::Tensor& t, const json& expected, const std::string&
 
 at::Tensor leaf(const std::string& name) { return input(name).set_requires_grad(true); }
 
-class AlgoFixture : public ::testing::Test {
+class AlgoFixture : public ::testing::TestWithParam<at::DeviceType> {
  protected:
   void SetUp() override {
+    if (GetParam() == at::kCUDA && !cuda_available()) GTEST_SKIP() << "no CUDA device";
+    g_device = at::Device(GetParam());
     ASSERT_FALSE(fixture().is_null())
         << "tests/fixtures/algo/algo_fixture.json is missing (tools/make_algo_fixture.py)";
     ASSERT_TRUE(fixture().at("failed_sections").empty()) << fixture().at("failed_sections");
   }
 };
 
-TEST_F(AlgoFixture, MaskedPrimitives) {
+TEST_P(AlgoFixture, MaskedPrimitives) {
   const at::Tensor v = input("values");
   const at::Tensor m = mask();
   for (const auto& c : fixture().at("primitives")) {
@@ -120,7 +129,7 @@ TEST_F(AlgoFixture, MaskedPrimitives) {
   }
 }
 
-TEST_F(AlgoFixture, AdvantageEstimators) {
+TEST_P(AlgoFixture, AdvantageEstimators) {
   std::set<std::string> seen;
   for (const auto& c : fixture().at("advantages")) {
     const std::string name = c.at("name");
@@ -144,7 +153,7 @@ TEST_F(AlgoFixture, AdvantageEstimators) {
   EXPECT_EQ(seen.size(), advantage_estimators().names().size());
 }
 
-TEST_F(AlgoFixture, KlPenalties) {
+TEST_P(AlgoFixture, KlPenalties) {
   for (const auto& c : fixture().at("kl")) {
     const std::string name = c.at("name");
     at::Tensor lp = leaf("kl_log_prob");
@@ -155,7 +164,7 @@ TEST_F(AlgoFixture, KlPenalties) {
   }
 }
 
-TEST_F(AlgoFixture, LossAggregation) {
+TEST_P(AlgoFixture, LossAggregation) {
   const at::Tensor loss = input("advantages") * input("entropy");
   for (const auto& c : fixture().at("agg")) {
     const std::string mode = c.at("mode");
@@ -181,7 +190,7 @@ PolicyLossConfig policy_config(const json& p) {
   return c;
 }
 
-TEST_F(AlgoFixture, PolicyLosses) {
+TEST_P(AlgoFixture, PolicyLosses) {
   std::set<std::string> seen;
   for (const auto& c : fixture().at("policy")) {
     const std::string mode = c.at("loss_mode");
@@ -203,7 +212,7 @@ TEST_F(AlgoFixture, PolicyLosses) {
   EXPECT_EQ(seen.size(), policy_losses().names().size());
 }
 
-TEST_F(AlgoFixture, ActorLoss) {
+TEST_P(AlgoFixture, ActorLoss) {
   for (const auto& c : fixture().at("actor_loss")) {
     ActorLossInputs in;
     in.policy.old_log_prob = input("old_log_prob");
@@ -227,7 +236,7 @@ TEST_F(AlgoFixture, ActorLoss) {
   }
 }
 
-TEST_F(AlgoFixture, ValueLoss) {
+TEST_P(AlgoFixture, ValueLoss) {
   for (const auto& c : fixture().at("value")) {
     at::Tensor vpreds = leaf("vpreds");
     const auto r = compute_value_loss(vpreds, input("returns"), input("values"), mask(),
@@ -241,7 +250,7 @@ TEST_F(AlgoFixture, ValueLoss) {
   }
 }
 
-TEST_F(AlgoFixture, KlControllerAndKlInReward) {
+TEST_P(AlgoFixture, KlControllerAndKlInReward) {
   for (const auto& c : fixture().at("kl_ctrl")) {
     auto ctrl = make_kl_controller(
         {c.at("type"), c.at("kl_coef"), c.at("horizon").get<double>(), c.at("target_kl")});
@@ -273,7 +282,7 @@ DistillationLossConfig distillation_config(const json& j) {
   return c;
 }
 
-TEST_F(AlgoFixture, DistillationLosses) {
+TEST_P(AlgoFixture, DistillationLosses) {
   for (const auto& c : fixture().at("distillation")) {
     const DistillationLossConfig config = distillation_config(c.at("config"));
     const GlobalBatchInfo info = global_info(c.at("global"));
@@ -281,9 +290,9 @@ TEST_F(AlgoFixture, DistillationLosses) {
     const std::string what = "distillation " + c.at("config").dump() + " " + agg;
     if (config.loss_mode == "forward_kl_topk") {
       at::Tensor logits = leaf("student_logits");
-      const auto d = forward_kl_topk(logits, input("teacher_ids", at::kLong),
-                                     input("teacher_logprobs"), mask(), c.at("temperature"),
-                                     config.log_prob_min_clamp);
+      const auto d =
+          forward_kl_topk(logits, input("teacher_ids", at::kLong), input("teacher_logprobs"),
+                          mask(), c.at("temperature"), config.log_prob_min_clamp);
       expect_near(d.divergence, tensor(c.at("divergence")), kTol, what + " D");
       auto r = distillation_loss(d.divergence, mask(), config, agg, info);
       r.metrics.insert(d.metrics.begin(), d.metrics.end());
@@ -302,6 +311,11 @@ TEST_F(AlgoFixture, DistillationLosses) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, AlgoFixture, ::testing::Values(at::kCPU, at::kCUDA),
+                         [](const ::testing::TestParamInfo<at::DeviceType>& info) {
+                           return info.param == at::kCPU ? std::string("cpu") : std::string("cuda");
+                         });
 
 }  // namespace
 }  // namespace verlpp::algo

@@ -96,7 +96,9 @@ at::Tensor loss_mat() { return mat({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}); }
 at::Tensor loss_mask() { return mat({{1, 1, 0}, {1, 0, 0}, {0, 0, 0}}); }
 
 TEST(AlgoAgg, LocalCounts) {
-  const auto agg = [](const std::string& mode) { return item(agg_loss(loss_mat(), loss_mask(), mode)); };
+  const auto agg = [](const std::string& mode) {
+    return item(agg_loss(loss_mat(), loss_mask(), mode));
+  };
   EXPECT_NEAR(agg("token-mean"), 7.0 / 3, 1e-15);
   EXPECT_NEAR(agg("token-sum"), 7.0, 1e-15);
   EXPECT_NEAR(agg("seq-mean-token-sum"), (3.0 + 4.0) / 2, 1e-15);  // the empty row is not counted

@@ -56,8 +56,8 @@ TEST(AlgoMasked, WhitenUsesMaskedStatisticsEverywhere) {
   expect_near(masked_whiten(v, mask()),
               {{-2.5 / s, -1.5 / s, 6.5 / s}, {-3.5 / s, 1.5 / s, 2.5 / s}}, 1e-7, "whiten");
   expect_near(masked_whiten(v, mask(), false),
-              {{-2.5 / s + 3.5, -1.5 / s + 3.5, 6.5 / s + 3.5}, {-3.5 / s + 3.5, 1.5 / s + 3.5,
-                                                                  2.5 / s + 3.5}},
+              {{-2.5 / s + 3.5, -1.5 / s + 3.5, 6.5 / s + 3.5},
+               {-3.5 / s + 3.5, 1.5 / s + 3.5, 2.5 / s + 3.5}},
               1e-7, "whiten without shift");
 }
 

@@ -87,7 +87,7 @@ TEST(AlgoPolicyLoss, FullyMaskedRowsDoNotCount) {
   for (const std::string mode : {"token-mean", "seq-mean-token-mean", "seq-mean-token-sum"}) {
     c.loss_agg_mode = mode;
     const double per_token_sum = -1.2 - 0.5;
-    const double expected = mode == "token-mean" ? per_token_sum / 2
+    const double expected = mode == "token-mean"            ? per_token_sum / 2
                             : mode == "seq-mean-token-mean" ? per_token_sum / (2 + 1e-8)
                                                             : per_token_sum;
     EXPECT_NEAR(item(compute_policy_loss("vanilla", in, c).loss), expected, 1e-12) << mode;
@@ -187,8 +187,7 @@ TEST(AlgoPolicyLoss, GeoMeanClipsBySign) {
   in.response_mask = mat({{1, 1}, {1, 1}});
   // A < 0: max(delta, clamp) = 0.5, -0.1 -> rho = exp(0.4/2); loss row = +rho.
   const double n = 2 + 1e-8;
-  const double expected =
-      (-(2 / n) * std::exp(0.1 / n) + (2 / n) * std::exp(0.4 / n)) / 2;
+  const double expected = (-(2 / n) * std::exp(0.1 / n) + (2 / n) * std::exp(0.4 / n)) / 2;
   EXPECT_NEAR(item(compute_policy_loss("geo_mean", in).loss), expected, 1e-12);
 }
 

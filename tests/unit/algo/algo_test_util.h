@@ -24,8 +24,8 @@ inline void expect_near(const at::Tensor& actual, const at::Tensor& expected, do
                         const std::string& what) {
   ASSERT_TRUE(actual.sizes().equals(expected.sizes()))
       << what << ": shape " << actual.sizes() << " vs " << expected.sizes();
-  const at::Tensor a = actual.detach().to(at::kDouble).reshape({-1}).contiguous();
-  const at::Tensor e = expected.detach().to(at::kDouble).reshape({-1}).contiguous();
+  const at::Tensor a = actual.detach().cpu().to(at::kDouble).reshape({-1}).contiguous();
+  const at::Tensor e = expected.detach().cpu().to(at::kDouble).reshape({-1}).contiguous();
   const double* ap = a.data_ptr<double>();
   const double* ep = e.data_ptr<double>();
   for (int64_t i = 0; i < a.numel(); ++i) {
