@@ -1,6 +1,7 @@
 #include "verlpp/algo/advantage.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <vector>
 
@@ -35,7 +36,7 @@ AdvantageResult compute_gae_advantage_return(const at::Tensor& token_level_rewar
                                              const at::Tensor& response_mask, double gamma,
                                              double lam) {
   const std::string fn = "adv_estimator gae";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   require_same_shape(token_level_rewards, "token_level_rewards", values, "values", fn);
   const at::Tensor v = values.to(token_level_rewards.scalar_type());
@@ -61,7 +62,7 @@ AdvantageResult compute_grpo_outcome_advantage(const at::Tensor& token_level_rew
                                                const at::Tensor& index,
                                                bool norm_adv_by_std_in_grpo, double epsilon) {
   const std::string fn = "adv_estimator grpo";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const Groups groups = make_groups(index, token_level_rewards.size(0), fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
@@ -75,7 +76,7 @@ AdvantageResult compute_grpo_passk_outcome_advantage(const at::Tensor& token_lev
                                                      const at::Tensor& index,
                                                      bool norm_adv_by_std_in_grpo, double epsilon) {
   const std::string fn = "adv_estimator grpo_passk";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const int64_t batch = token_level_rewards.size(0);
   const Groups groups = make_groups(index, batch, fn);
@@ -115,7 +116,7 @@ AdvantageResult compute_rloo_outcome_advantage(const at::Tensor& token_level_rew
                                                const at::Tensor& response_mask,
                                                const at::Tensor& index) {
   const std::string fn = "adv_estimator rloo";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const Groups groups = make_groups(index, token_level_rewards.size(0), fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
@@ -129,7 +130,7 @@ AdvantageResult compute_rloo_vectorized_outcome_advantage(const at::Tensor& toke
                                                           const at::Tensor& response_mask,
                                                           const at::Tensor& index) {
   const std::string fn = "adv_estimator rloo_vectorized";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const Groups groups = make_groups(index, token_level_rewards.size(0), fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
@@ -142,7 +143,7 @@ AdvantageResult compute_opo_outcome_advantage(const at::Tensor& token_level_rewa
                                               const at::Tensor& response_mask,
                                               const at::Tensor& index) {
   const std::string fn = "adv_estimator opo";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const Groups groups = make_groups(index, token_level_rewards.size(0), fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
@@ -160,7 +161,7 @@ AdvantageResult compute_reinforce_plus_plus_outcome_advantage(const at::Tensor& 
                                                               const at::Tensor& response_mask,
                                                               double gamma) {
   const std::string fn = "adv_estimator reinforce_plus_plus";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const int64_t length = token_level_rewards.size(1);
   at::Tensor running = at::zeros({token_level_rewards.size(0)}, token_level_rewards.options());
@@ -178,7 +179,7 @@ AdvantageResult compute_reinforce_plus_plus_baseline_outcome_advantage(
     const at::Tensor& token_level_rewards, const at::Tensor& response_mask,
     const at::Tensor& index) {
   const std::string fn = "adv_estimator reinforce_plus_plus_baseline";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const Groups groups = make_groups(index, token_level_rewards.size(0), fn);
   const at::Tensor scores = token_level_rewards.sum(-1);
@@ -191,7 +192,7 @@ AdvantageResult compute_remax_outcome_advantage(const at::Tensor& token_level_re
                                                 const at::Tensor& reward_baselines,
                                                 const at::Tensor& response_mask) {
   const std::string fn = "adv_estimator remax";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   require_dim(reward_baselines, 1, fn, "reward_baselines");
   if (reward_baselines.size(0) != token_level_rewards.size(0)) {
@@ -207,7 +208,7 @@ AdvantageResult compute_gpg_outcome_advantage(const at::Tensor& token_level_rewa
                                               const at::Tensor& response_mask,
                                               const at::Tensor& index) {
   const std::string fn = "adv_estimator gpg";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const at::Tensor m = checked_mask(token_level_rewards, response_mask, fn);
   const int64_t batch = token_level_rewards.size(0);
   const Groups groups = make_groups(index, batch, fn);

@@ -1,6 +1,7 @@
 #include "verlpp/algo/kl_controller.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <algorithm>
 
@@ -35,7 +36,7 @@ KLInRewardResult apply_kl_penalty(const at::Tensor& token_level_scores,
                                   const at::Tensor& response_mask, KLController& controller,
                                   const std::string& kl_penalty_name) {
   const std::string fn = "apply_kl_penalty";
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   require_dim(token_level_scores, 2, fn, "token_level_scores");
   require_same_shape(token_level_scores, "token_level_scores", response_mask, "response_mask", fn);
   require_same_shape(token_level_scores, "token_level_scores", old_log_prob, "old_log_prob", fn);

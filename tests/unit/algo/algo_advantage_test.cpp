@@ -155,6 +155,14 @@ TEST(AlgoAdvantage, Remax) {
   expect_near(r.advantages, {{0.5, 0.5, 0}}, 0, "advantages");
 }
 
+TEST(AlgoAdvantage, ZeroLengthResponses) {
+  const at::Tensor empty = at::zeros({3, 0}, at::kDouble);
+  const auto r = compute_grpo_outcome_advantage(empty, empty, ids({0, 0, 1}));
+  EXPECT_EQ(r.advantages.sizes(), empty.sizes());
+  // Whitening needs at least 2 unmasked tokens, as in verl.
+  EXPECT_THROW(compute_reinforce_plus_plus_outcome_advantage(empty, empty, 1.0), Error);
+}
+
 TEST(AlgoAdvantage, RegistryListsValidNames) {
   Batch b;
   AdvantageInputs in{b.rewards, b.mask, b.index, {}, {}};

@@ -140,6 +140,13 @@ TEST(AlgoAgg, EmptyBatchIsZero) {
   }
 }
 
+TEST(AlgoAgg, ZeroLengthResponses) {
+  const at::Tensor empty = at::zeros({2, 0}, at::kDouble);
+  for (const auto& mode : loss_agg_mode_names()) {
+    EXPECT_EQ(item(agg_loss(empty, empty, mode)), 0.0) << mode;
+  }
+}
+
 TEST(AlgoAgg, Errors) {
   EXPECT_THROW(agg_loss(loss_mat(), loss_mask(), "token-means"), Error);
   GlobalBatchInfo dp2;

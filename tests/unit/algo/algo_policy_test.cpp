@@ -239,16 +239,21 @@ TEST(AlgoActorLoss, EntropyBonusAndKlLoss) {
 }
 
 TEST(AlgoValueLoss, ClippedValueLoss) {
-  // token 0: vpred 1 vs old 0 -> clipped 0.5; (1-2)^2 = 1 < (0.5-2)^2 = 2.25 -> 2.25 (clipfrac).
-  // token 1: vpred 0 = old; (0-1)^2 = 1 both ways.
-  at::Tensor vpreds = mat({{1, 0, 7}}).set_requires_grad(true);
-  const auto r = compute_value_loss(vpreds, mat({{2, 1, 0}}), mat({{0, 0, 0}}), mat({{1, 1, 0}}));
-  EXPECT_NEAR(item(r.loss), 0.5 * (2.25 + 1) / 2, 1e-12);
-  EXPECT_NEAR(r.metrics.at("vf_clipfrac"), 0.5, 1e-8);
-  EXPECT_NEAR(r.metrics.at("vpred_mean"), 0.5, 1e-8);
+  // cliprange 0.5 around old values 0:
+  //   token 0: vpred 1 -> clipped 0.5; (1-2)^2 = 1 < (0.5-2)^2 = 2.25 -> 2.25 (clipped above)
+  //   token 1: vpred 0 inside; (0-1)^2 = 1 both ways
+  //   token 2: vpred -1 -> clipped -0.5; (-1+3)^2 = 4 < (-0.5+3)^2 = 6.25 -> 6.25 (clipped below)
+  //   token 3: masked
+  at::Tensor vpreds = mat({{1, 0, -1, 7}}).set_requires_grad(true);
+  const auto r = compute_value_loss(vpreds, mat({{2, 1, -3, 0}}), mat({{0, 0, 0, 0}}),
+                                    mat({{1, 1, 1, 0}}));
+  EXPECT_NEAR(item(r.loss), 0.5 * (2.25 + 1 + 6.25) / 3, 1e-12);
+  EXPECT_NEAR(r.metrics.at("vf_clipfrac"), 2 / (3 + 1e-8), 1e-12);
+  EXPECT_NEAR(r.metrics.at("vpred_mean"), 0, 1e-12);
+  EXPECT_NEAR(r.metrics.at("vf_loss"), item(r.loss), 0);
   r.loss.backward();
-  // token 0 clipped: no gradient; token 1: 0.5 * 2*(0-1) / 2 tokens = -0.5.
-  expect_near(vpreds.grad(), {{0, -0.5, 0}}, 1e-12, "grad");
+  // clipped tokens get no gradient; token 1: 0.5 * 2*(0-1) / 3 tokens.
+  expect_near(vpreds.grad(), {{0, -1.0 / 3, 0, 0}}, 1e-12, "grad");
 }
 
 TEST(AlgoDistillation, PolicyGradientK1WithClamp) {
