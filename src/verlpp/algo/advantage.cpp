@@ -53,7 +53,8 @@ AdvantageResult compute_gae_advantage_return(const at::Tensor& token_level_rewar
     next_value = v_t * m_t + (1 - m_t) * next_value;
     next_advantage = a_t * m_t + (1 - m_t) * next_advantage;
   }
-  const at::Tensor advantages = at::stack(columns, 1);
+  const at::Tensor advantages =
+      length == 0 ? at::zeros_like(token_level_rewards) : at::stack(columns, 1);
   return {masked_whiten(advantages, m), advantages + v};
 }
 
@@ -171,7 +172,8 @@ AdvantageResult compute_reinforce_plus_plus_outcome_advantage(const at::Tensor& 
     running = at::where(m_t > 0, token_level_rewards.select(1, t) + gamma * running, running);
     columns[t] = running;
   }
-  const at::Tensor returns = at::stack(columns, 1) * m;
+  const at::Tensor returns =
+      length == 0 ? at::zeros_like(token_level_rewards) : at::stack(columns, 1) * m;
   return {masked_whiten(returns, m) * m, returns};
 }
 

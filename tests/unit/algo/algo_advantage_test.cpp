@@ -161,6 +161,7 @@ TEST(AlgoAdvantage, ZeroLengthResponses) {
   EXPECT_EQ(r.advantages.sizes(), empty.sizes());
   // Whitening needs at least 2 unmasked tokens, as in verl.
   EXPECT_THROW(compute_reinforce_plus_plus_outcome_advantage(empty, empty, 1.0), Error);
+  EXPECT_THROW(compute_gae_advantage_return(empty, empty, empty, 1.0, 1.0), Error);
 }
 
 TEST(AlgoAdvantage, RegistryListsValidNames) {

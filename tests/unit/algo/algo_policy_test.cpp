@@ -245,8 +245,8 @@ TEST(AlgoValueLoss, ClippedValueLoss) {
   //   token 2: vpred -1 -> clipped -0.5; (-1+3)^2 = 4 < (-0.5+3)^2 = 6.25 -> 6.25 (clipped below)
   //   token 3: masked
   at::Tensor vpreds = mat({{1, 0, -1, 7}}).set_requires_grad(true);
-  const auto r = compute_value_loss(vpreds, mat({{2, 1, -3, 0}}), mat({{0, 0, 0, 0}}),
-                                    mat({{1, 1, 1, 0}}));
+  const auto r =
+      compute_value_loss(vpreds, mat({{2, 1, -3, 0}}), mat({{0, 0, 0, 0}}), mat({{1, 1, 1, 0}}));
   EXPECT_NEAR(item(r.loss), 0.5 * (2.25 + 1 + 6.25) / 3, 1e-12);
   EXPECT_NEAR(r.metrics.at("vf_clipfrac"), 2 / (3 + 1e-8), 1e-12);
   EXPECT_NEAR(r.metrics.at("vpred_mean"), 0, 1e-12);
