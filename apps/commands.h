@@ -19,6 +19,7 @@ struct Command {
 };
 
 Command add_check_command(CLI::App& app);
+Command add_data_command(CLI::App& app);
 Command add_ppo_command(CLI::App& app);
 Command add_reward_command(CLI::App& app);
 
