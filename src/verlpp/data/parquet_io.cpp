@@ -92,6 +92,18 @@ Row scalar_to_json(const arrow::Scalar& scalar) {
   }
 }
 
+// FileReader::ReadTable returns a Result since Arrow 24 (the Status form is deprecated there).
+template <typename Reader>
+std::shared_ptr<arrow::Table> read_table(Reader& reader, const std::string& path) {
+  if constexpr (requires { reader.ReadTable(); }) {
+    return value_or_throw(reader.ReadTable(), path + ": cannot read");
+  } else {
+    std::shared_ptr<arrow::Table> table;
+    check(reader.ReadTable(&table), path + ": cannot read");
+    return table;
+  }
+}
+
 std::vector<Row> table_to_rows(const arrow::Table& table, const std::string& path) {
   std::vector<Row> rows(static_cast<std::size_t>(table.num_rows()), Row::object());
   for (int c = 0; c < table.num_columns(); ++c) {
@@ -121,9 +133,7 @@ std::vector<Row> read_parquet(const std::string& path) {
     check(parquet::arrow::OpenFile(input, arrow::default_memory_pool(), &reader),
           path + ": not a Parquet file");
 #endif
-    std::shared_ptr<arrow::Table> table;
-    check(reader->ReadTable(&table), path + ": cannot read");
-    return table_to_rows(*table, path);
+    return table_to_rows(*read_table(*reader, path), path);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {  // parquet::ParquetException from a corrupt file
