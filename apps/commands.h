@@ -22,5 +22,6 @@ Command add_check_command(CLI::App& app);
 Command add_data_command(CLI::App& app);
 Command add_ppo_command(CLI::App& app);
 Command add_reward_command(CLI::App& app);
+Command add_tokenize_command(CLI::App& app);
 
 }  // namespace verlpp::apps
