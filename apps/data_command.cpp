@@ -26,18 +26,18 @@ Command add_data_command(CLI::App& app) {
       ->required();
   gsm8k->add_option("--output", options->output, "directory to write")->required();
   gsm8k->add_flag("--no-parquet", options->no_parquet, "write JSONL only");
-  return {data, [options] {
-            const bool parquet = !options->no_parquet && data::parquet_supported();
-            for (const auto& file :
-                 data::preprocess_gsm8k(options->input, options->output, parquet)) {
-              std::cout << "wrote " << file << "\n";
-            }
-            if (!options->no_parquet && !parquet) {
-              std::cout << "note: this build has no Parquet support; wrote JSONL only (verlpp "
-                           "trains from JSONL as well)\n";
-            }
-            return 0;
-          }};
+  return {
+      data, [options] {
+        const bool parquet = !options->no_parquet && data::parquet_supported();
+        for (const auto& file : data::preprocess_gsm8k(options->input, options->output, parquet)) {
+          std::cout << "wrote " << file << "\n";
+        }
+        if (!options->no_parquet && !parquet) {
+          std::cout << "note: this build has no Parquet support; wrote JSONL only (verlpp "
+                       "trains from JSONL as well)\n";
+        }
+        return 0;
+      }};
 }
 
 }  // namespace verlpp::apps

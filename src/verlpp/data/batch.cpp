@@ -106,7 +106,8 @@ Batch Batch::repeat_interleave(std::int64_t times) const {
 }
 
 std::vector<Batch> Batch::split(std::int64_t piece_size) const {
-  if (piece_size < 1) throw Error(fmt::format("split: piece size must be >= 1, got {}", piece_size));
+  if (piece_size < 1)
+    throw Error(fmt::format("split: piece size must be >= 1, got {}", piece_size));
   std::vector<Batch> pieces;
   for (std::int64_t start = 0; start < size_; start += piece_size) {
     pieces.push_back(slice(start, std::min(start + piece_size, size_)));
@@ -116,8 +117,8 @@ std::vector<Batch> Batch::split(std::int64_t piece_size) const {
 
 std::vector<Batch> Batch::chunk(std::int64_t chunks) const {
   if (chunks < 1 || size_ % chunks != 0) {
-    throw Error(fmt::format("chunk: a batch of {} rows cannot be cut into {} equal chunks", size_,
-                            chunks));
+    throw Error(
+        fmt::format("chunk: a batch of {} rows cannot be cut into {} equal chunks", size_, chunks));
   }
   return split(size_ / chunks);
 }
@@ -128,10 +129,9 @@ Batch Batch::concat(const std::vector<Batch>& batches) {
   for (std::size_t b = 1; b < batches.size(); ++b) {
     if (keys_of(batches[b].tensors_) != keys_of(first.tensors_) ||
         keys_of(batches[b].non_tensors_) != keys_of(first.non_tensors_)) {
-      throw Error(fmt::format(
-          "concat: batch {} has fields [{} | {}], batch 0 has [{} | {}]", b,
-          key_list(batches[b].tensors_), key_list(batches[b].non_tensors_),
-          key_list(first.tensors_), key_list(first.non_tensors_)));
+      throw Error(fmt::format("concat: batch {} has fields [{} | {}], batch 0 has [{} | {}]", b,
+                              key_list(batches[b].tensors_), key_list(batches[b].non_tensors_),
+                              key_list(first.tensors_), key_list(first.non_tensors_)));
     }
   }
   Batch out;

@@ -72,14 +72,15 @@ DataLoaderState DataLoaderState::from_json(const nlohmann::json& json) {
 StatefulDataLoader::StatefulDataLoader(std::int64_t dataset_size, const DataLoaderConfig& config)
     : dataset_size_(dataset_size),
       config_(config),
-      generator_(at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(config.seed))) {
+      generator_(
+          at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(config.seed))) {
   if (config.batch_size < 1) {
     throw Error(fmt::format("data.train_batch_size must be >= 1, got {}", config.batch_size));
   }
   if (batches_per_epoch() == 0) {
-    throw Error(fmt::format(
-        "data.train_batch_size={} is larger than the dataset ({} rows): no full batch", 
-        config.batch_size, dataset_size));
+    throw Error(
+        fmt::format("data.train_batch_size={} is larger than the dataset ({} rows): no full batch",
+                    config.batch_size, dataset_size));
   }
   start_epoch();
 }

@@ -26,9 +26,10 @@ std::string string_field(const Row& row, const char* key, const RowOrigin& origi
   if (!row.contains(key) || !row[key].is_string()) {
     std::string keys;
     for (const auto& [name, value] : row.items()) keys += (keys.empty() ? "" : ", ") + name;
-    throw Error(fmt::format("{}: expected a string '{}' (raw GSM8K rows have question and answer); "
-                            "the row has: {}",
-                            origin.describe(), key, keys));
+    throw Error(
+        fmt::format("{}: expected a string '{}' (raw GSM8K rows have question and answer); "
+                    "the row has: {}",
+                    origin.describe(), key, keys));
   }
   return row[key].get<std::string>();
 }
@@ -69,7 +70,8 @@ std::vector<std::string> preprocess_gsm8k(const std::string& input_dir,
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(output_dir, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create output directory: {}", output_dir, ec.message()));
+  if (ec)
+    throw Error(fmt::format("{}: cannot create output directory: {}", output_dir, ec.message()));
   std::vector<std::string> written;
   for (const std::string split : {"train", "test"}) {
     const RowFile raw = read_rows((fs::path(input_dir) / (split + ".jsonl")).string());

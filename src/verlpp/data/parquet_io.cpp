@@ -42,7 +42,8 @@ Row struct_to_json(const arrow::Scalar& scalar) {
   const auto& value = static_cast<const arrow::StructScalar&>(scalar).value;
   const auto& type = static_cast<const arrow::StructType&>(*scalar.type);
   Row out = Row::object();
-  for (int i = 0; i < type.num_fields(); ++i) out[type.field(i)->name()] = scalar_to_json(*value[i]);
+  for (int i = 0; i < type.num_fields(); ++i)
+    out[type.field(i)->name()] = scalar_to_json(*value[i]);
   return out;
 }
 
@@ -62,25 +63,39 @@ Row scalar_to_json(const arrow::Scalar& scalar) {
   if (!scalar.is_valid) return nullptr;
   using arrow::Type;
   switch (scalar.type->id()) {
-    case Type::NA: return nullptr;
-    case Type::BOOL: return primitive<arrow::BooleanScalar>(scalar);
-    case Type::INT8: return primitive<arrow::Int8Scalar>(scalar);
-    case Type::INT16: return primitive<arrow::Int16Scalar>(scalar);
-    case Type::INT32: return primitive<arrow::Int32Scalar>(scalar);
-    case Type::INT64: return primitive<arrow::Int64Scalar>(scalar);
-    case Type::UINT8: return primitive<arrow::UInt8Scalar>(scalar);
-    case Type::UINT16: return primitive<arrow::UInt16Scalar>(scalar);
-    case Type::UINT32: return primitive<arrow::UInt32Scalar>(scalar);
-    case Type::UINT64: return primitive<arrow::UInt64Scalar>(scalar);
-    case Type::FLOAT: return primitive<arrow::FloatScalar>(scalar);
-    case Type::DOUBLE: return primitive<arrow::DoubleScalar>(scalar);
+    case Type::NA:
+      return nullptr;
+    case Type::BOOL:
+      return primitive<arrow::BooleanScalar>(scalar);
+    case Type::INT8:
+      return primitive<arrow::Int8Scalar>(scalar);
+    case Type::INT16:
+      return primitive<arrow::Int16Scalar>(scalar);
+    case Type::INT32:
+      return primitive<arrow::Int32Scalar>(scalar);
+    case Type::INT64:
+      return primitive<arrow::Int64Scalar>(scalar);
+    case Type::UINT8:
+      return primitive<arrow::UInt8Scalar>(scalar);
+    case Type::UINT16:
+      return primitive<arrow::UInt16Scalar>(scalar);
+    case Type::UINT32:
+      return primitive<arrow::UInt32Scalar>(scalar);
+    case Type::UINT64:
+      return primitive<arrow::UInt64Scalar>(scalar);
+    case Type::FLOAT:
+      return primitive<arrow::FloatScalar>(scalar);
+    case Type::DOUBLE:
+      return primitive<arrow::DoubleScalar>(scalar);
     case Type::STRING:
     case Type::LARGE_STRING:
     case Type::BINARY:
     case Type::LARGE_BINARY:
       return static_cast<const arrow::BaseBinaryScalar&>(scalar).value->ToString();
-    case Type::STRUCT: return struct_to_json(scalar);
-    case Type::MAP: return map_to_json(scalar);
+    case Type::STRUCT:
+      return struct_to_json(scalar);
+    case Type::MAP:
+      return map_to_json(scalar);
     case Type::LIST:
     case Type::LARGE_LIST:
     case Type::FIXED_SIZE_LIST:
@@ -88,7 +103,8 @@ Row scalar_to_json(const arrow::Scalar& scalar) {
     case Type::DICTIONARY:
       return scalar_to_json(*value_or_throw(
           static_cast<const arrow::DictionaryScalar&>(scalar).GetEncodedValue(), "dictionary"));
-    default: return scalar.ToString();
+    default:
+      return scalar.ToString();
   }
 }
 
@@ -144,14 +160,13 @@ std::vector<Row> read_parquet(const std::string& path) {
 void write_parquet_from_jsonl(const std::string& jsonl_path, const std::string& parquet_path) {
   try {
     auto input = value_or_throw(arrow::io::ReadableFile::Open(jsonl_path), jsonl_path);
-    auto reader = value_or_throw(
-        arrow::json::TableReader::Make(arrow::default_memory_pool(), input,
-                                       arrow::json::ReadOptions::Defaults(),
-                                       arrow::json::ParseOptions::Defaults()),
-        jsonl_path);
+    auto reader =
+        value_or_throw(arrow::json::TableReader::Make(arrow::default_memory_pool(), input,
+                                                      arrow::json::ReadOptions::Defaults(),
+                                                      arrow::json::ParseOptions::Defaults()),
+                       jsonl_path);
     auto table = value_or_throw(reader->Read(), jsonl_path + ": Arrow JSON reader");
-    auto output =
-        value_or_throw(arrow::io::FileOutputStream::Open(parquet_path), parquet_path);
+    auto output = value_or_throw(arrow::io::FileOutputStream::Open(parquet_path), parquet_path);
     check(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), output, 64 * 1024),
           parquet_path);
     check(output->Close(), parquet_path);

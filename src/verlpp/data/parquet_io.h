@@ -1,5 +1,6 @@
 // Parquet I/O through Apache Arrow C++ (optional at build time: CMake option VERLPP_WITH_PARQUET,
-// AUTO by default; it finds Arrow/Parquet from an Arrow CMake package or from an installed pyarrow).
+// AUTO by default; it finds Arrow/Parquet from an Arrow CMake package or from an installed
+// pyarrow).
 #pragma once
 
 #include <string>

@@ -12,7 +12,8 @@ namespace verlpp::data {
 namespace {
 
 bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool is_blank(const std::string& line) {
@@ -29,8 +30,8 @@ std::string read_text(const std::string& path) {
 
 void add_row(RowFile& out, Row row, const std::string& path, const std::string& position) {
   if (!row.is_object()) {
-    throw Error(fmt::format("{} {}: expected a JSON object (one row), got a JSON {}", path, position,
-                            row.type_name()));
+    throw Error(fmt::format("{} {}: expected a JSON object (one row), got a JSON {}", path,
+                            position, row.type_name()));
   }
   out.rows.push_back(std::move(row));
   out.origins.push_back({path, position});
@@ -89,9 +90,10 @@ RowFile read_rows(const std::string& path) {
     const std::string text = read_text(path);
     const auto first = text.find_first_not_of(" \t\r\n");
     out = first != std::string::npos && text[first] == '[' ? parse_json_array(path, text)
-                                                            : parse_json_lines(path, text);
+                                                           : parse_json_lines(path, text);
   } else {
-    throw Error(fmt::format("{}: unknown data file type (expected .jsonl, .json or .parquet)", path));
+    throw Error(
+        fmt::format("{}: unknown data file type (expected .jsonl, .json or .parquet)", path));
   }
   if (out.rows.empty()) throw Error(fmt::format("{}: no rows (the file is empty)", path));
   return out;

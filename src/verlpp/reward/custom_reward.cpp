@@ -60,8 +60,9 @@ ScoreResult CustomRewardFunction::operator()(std::string_view data_source,
   ScoreResult result;
   result.score = fn_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str());
   if (std::isnan(result.score)) {
-    throw Error(fmt::format("custom reward '{}' in '{}' returned NaN (failure) for data_source '{}'",
-                            name_, path_, data_source));
+    throw Error(
+        fmt::format("custom reward '{}' in '{}' returned NaN (failure) for data_source '{}'", name_,
+                    path_, data_source));
   }
   return result;
 }

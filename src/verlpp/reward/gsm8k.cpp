@@ -148,9 +148,8 @@ ScoreResult gsm8k_score(std::string_view response, std::string_view ground_truth
   ScoreResult result;
   result.extracted = gsm8k_extract(response, method, options);
   if (!result.extracted) return result;
-  const bool correct = options.verl_compat
-                           ? *result.extracted == ground_truth
-                           : *result.extracted == normalize_number(ground_truth);
+  const bool correct = options.verl_compat ? *result.extracted == ground_truth
+                                           : *result.extracted == normalize_number(ground_truth);
   result.score = correct ? score : format_score;
   return result;
 }

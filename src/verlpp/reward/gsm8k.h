@@ -12,7 +12,8 @@
 // verlpp's default extraction fixes these:
 //   * the whole response is searched;
 //   * strict: the last "####" followed by optional whitespace, an optional "$" and a number
-//     (optional "-" before or after the "$", then digits, "." and ","), containing at least one digit;
+//     (optional "-" before or after the "$", then digits, "." and ","), containing at least one
+//     digit;
 //   * flexible: the last number (optional "-", digits, "." and ",") containing a digit;
 //   * numbers are normalised: trailing "." and "," dropped, "," removed, and after a decimal point
 //     trailing zeros dropped ("72.00" -> "72"); the ground truth is normalised the same way.

@@ -21,7 +21,8 @@ std::optional<std::string> last_boxed_only_string(std::string_view text);
 // (verl raises, and compute_score then scores 0).
 std::optional<std::string> remove_boxed(std::string_view boxed);
 
-// verl's strip_string normalisation: drops "\n", "\!", "\left", "\right", degrees, "\$", units after
+// verl's strip_string normalisation: drops "\n", "\!", "\left", "\right", degrees, "\$", units
+// after
 // "\text{ ", "\%"; "\\" -> "\", tfrac/dfrac -> frac; ".5" -> "0.5"; drops a "k=" prefix whose
 // left side has at most 2 characters; "\sqrt3" -> "\sqrt{3}"; removes spaces; "\frac12" ->
 // "\frac{1}{2}"; "0.5" -> "\frac{1}{2}"; "a/b" of canonical integers -> "\frac{a}{b}".

@@ -19,10 +19,10 @@ void check_config(const RewardManagerConfig& config) {
   const auto& buffer = config.overlong_buffer;
   if (config.name == "dapo" && buffer.enable &&
       !(buffer.len > 0 && buffer.max_resp_len >= buffer.len)) {
-    throw Error(fmt::format(
-        "reward.reward_kwargs.overlong_buffer_cfg: need max_resp_len >= len > 0, got "
-        "max_resp_len={} len={}",
-        buffer.max_resp_len, buffer.len));
+    throw Error(
+        fmt::format("reward.reward_kwargs.overlong_buffer_cfg: need max_resp_len >= len > 0, got "
+                    "max_resp_len={} len={}",
+                    buffer.max_resp_len, buffer.len));
   }
 }
 
@@ -48,8 +48,7 @@ RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& sc
       throw Error(fmt::format("reward item {}: valid_response_length {} outside [0, {}]", i,
                               item.valid_response_length, response_length));
     }
-    ScoreResult score =
-        scorer(item.data_source, item.response, item.ground_truth, item.extra_info);
+    ScoreResult score = scorer(item.data_source, item.response, item.ground_truth, item.extra_info);
     double reward = score.score;
     out.extra["acc"].push_back(score.score);
     for (const auto& [key, value] : score.extra) out.extra[key].push_back(value);

@@ -42,7 +42,7 @@ struct RewardManagerConfig {
 };
 
 struct RewardOutput {
-  at::Tensor reward_tensor;  // [batch, response_length] float32; reward at valid_length - 1
+  at::Tensor reward_tensor;         // [batch, response_length] float32; reward at valid_length - 1
   std::vector<ScoreResult> scores;  // per item, before the overlong penalty
   // verl's reward_extra_info: "acc" (the score) for every manager; "overlong_reward" and
   // "overlong" (1.0/0.0) for dapo with overlong_buffer.log.

@@ -1,7 +1,7 @@
 /* verlpp custom reward C ABI, version 1.
  *
- * A custom reward is a function in a shared library that verlpp loads with dlopen, so rewards can be
- * written in C or C++ without rebuilding verlpp. It is selected as in verl:
+ * A custom reward is a function in a shared library that verlpp loads with dlopen, so rewards can
+ * be written in C or C++ without rebuilding verlpp. It is selected as in verl:
  *   reward.custom_reward_function.path=/abs/path/libmyreward.so
  *   reward.custom_reward_function.name=compute_score        (verl's default name)
  * or `verlpp reward --custom-path ... --custom-name ...`.

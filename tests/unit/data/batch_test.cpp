@@ -1,10 +1,10 @@
 // The batch container: repeat-interleave, split, chunk, concat and selection, on hand-built rows.
-#include <gtest/gtest.h>
+#include "verlpp/data/batch.h"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include "verlpp/core/error.h"
-#include "verlpp/data/batch.h"
 
 namespace verlpp::data {
 namespace {

@@ -1,11 +1,12 @@
 // The dataloader: drop_last batches, per-epoch seeded shuffles, and exact resume.
+#include "verlpp/data/dataloader.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
 #include "verlpp/core/error.h"
-#include "verlpp/data/dataloader.h"
 
 namespace verlpp::data {
 namespace {

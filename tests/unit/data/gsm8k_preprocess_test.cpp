@@ -1,10 +1,11 @@
 // GSM8K preprocessing against rows made by tools/make_parquet_fixture.py, which follows verl's
 // examples/data_preprocess/gsm8k.py in Python.
+#include "verlpp/data/gsm8k_preprocess.h"
+
 #include <gtest/gtest.h>
 
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
-#include "verlpp/data/gsm8k_preprocess.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {

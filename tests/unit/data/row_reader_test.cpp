@@ -1,11 +1,12 @@
 // Reading verl-schema files: JSONL/JSON, Parquet (pyarrow fixture, when built with Arrow), and the
 // errors a new user meets.
+#include "verlpp/data/row_reader.h"
+
 #include <gtest/gtest.h>
 
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
 #include "verlpp/data/parquet_io.h"
-#include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
 namespace {
@@ -61,8 +62,9 @@ TEST(RowReader, MalformedLineNamesFileAndLine) {
 TEST(RowReader, RowThatIsNotAnObject) {
   TempDir dir;
   const std::string path = dir.file("list.jsonl", "{\"x\": 1}\n[1, 2]\n");
-  EXPECT_NE(error_of(path).find(path + " line 2: expected a JSON object (one row), got a JSON array"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(path).find(path + " line 2: expected a JSON object (one row), got a JSON array"),
+      std::string::npos);
 }
 
 TEST(RowReader, EmptyFile) {
@@ -72,7 +74,8 @@ TEST(RowReader, EmptyFile) {
 }
 
 TEST(RowReader, MissingFileAndUnknownType) {
-  EXPECT_EQ(error_of("/nonexistent/train.jsonl"), "/nonexistent/train.jsonl: cannot open data file");
+  EXPECT_EQ(error_of("/nonexistent/train.jsonl"),
+            "/nonexistent/train.jsonl: cannot open data file");
   TempDir dir;
   const std::string csv = dir.file("t.csv", "a,b\n");
   EXPECT_NE(error_of(csv).find("unknown data file type"), std::string::npos);

@@ -1,4 +1,5 @@
-// Custom rewards loaded from shared libraries built by this test's CMakeLists (custom_reward_lib.c).
+// Custom rewards loaded from shared libraries built by this test's CMakeLists
+// (custom_reward_lib.c).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -50,8 +51,9 @@ TEST(CustomReward, BadLibrariesAreClearErrors) {
 TEST(Dispatch, ByDataSource) {
   const Scorer scorer(ScorerConfig{});
   EXPECT_EQ(scorer("openai/gsm8k", "#### 72", "72", nlohmann::json()).score, 1.0);
-  EXPECT_EQ(scorer("HuggingFaceH4/MATH-500", "\\boxed{0.5}", "\\frac{1}{2}", nlohmann::json()).score,
-            1.0);
+  EXPECT_EQ(
+      scorer("HuggingFaceH4/MATH-500", "\\boxed{0.5}", "\\frac{1}{2}", nlohmann::json()).score,
+      1.0);
   EXPECT_EQ(scorer("lighteval/MATH", "#### 72", "72", nlohmann::json()).score, 0.0);
   try {
     scorer("my/dataset", "x", "y", nlohmann::json());

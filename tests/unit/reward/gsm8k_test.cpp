@@ -1,11 +1,11 @@
 // GSM8K scorer. Expected values are worked by hand from verl's gsm8k.py regexes
 // (#### (\-?[0-9\.\,]+) and (\-?[0-9\.\,]+), last 300 code points) and from verlpp's documented
 // corrections (gsm8k.h).
+#include "verlpp/reward/gsm8k.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "verlpp/reward/gsm8k.h"
 
 namespace verlpp::reward {
 namespace {

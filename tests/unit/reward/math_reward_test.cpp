@@ -1,8 +1,8 @@
 // MATH scorer. Expected values worked by hand from verl's math_reward.py (last_boxed_only_string,
 // remove_boxed, strip_string, is_equiv).
-#include <gtest/gtest.h>
-
 #include "verlpp/reward/math_reward.h"
+
+#include <gtest/gtest.h>
 
 namespace verlpp::reward {
 namespace {
@@ -48,8 +48,8 @@ TEST(MathReward, StripString) {
   EXPECT_EQ(strip_string("90^\\circ"), "90");
   EXPECT_EQ(strip_string("\\$10"), "10");
   EXPECT_EQ(strip_string("3/4"), "\\frac{3}{4}");
-  EXPECT_EQ(strip_string("03/4"), "03/4");  // int("03") is 3: "3/4" != "03/4", kept
-  EXPECT_EQ(strip_string("x/4"), "x/4");    // int("x") fails, kept
+  EXPECT_EQ(strip_string("03/4"), "03/4");        // int("03") is 3: "3/4" != "03/4", kept
+  EXPECT_EQ(strip_string("x/4"), "x/4");          // int("x") fails, kept
   EXPECT_EQ(strip_string("\\frac1"), "\\frac1");  // too short after \frac: returned unchanged
   EXPECT_EQ(strip_string("\\frac1{72}"), "\\frac{1}{72}");
 }

@@ -1,12 +1,12 @@
 // Reward managers: placement at the last valid token and DAPO's overlong penalty, worked by hand
 // from verl's dapo.py: expected = max_resp_len - len; exceed = L - expected;
 // penalty = min(-exceed / len * factor, 0).
-#include <gtest/gtest.h>
+#include "verlpp/reward/reward_manager.h"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include "verlpp/core/error.h"
-#include "verlpp/reward/reward_manager.h"
 
 namespace verlpp::reward {
 namespace {
@@ -29,8 +29,8 @@ TEST(RewardManager, NaivePlacesScoreOnLastValidToken) {
 TEST(RewardManager, DapoOverlongPenalty) {
   RewardManagerConfig config;
   config.name = "dapo";
-  config.overlong_buffer = {.enable = true, .len = 4, .penalty_factor = 1.0, .log = true,
-                            .max_resp_len = 10};
+  config.overlong_buffer = {
+      .enable = true, .len = 4, .penalty_factor = 1.0, .log = true, .max_resp_len = 10};
   const auto out = compute_rewards(config, Scorer(ScorerConfig{}), items(), 10);
   // expected = 6. L=8: exceed 2, penalty -0.5 -> 1 - 0.5. L=5: exceed -1 -> 0. L=10: -1 -> 1 - 1.
   EXPECT_FLOAT_EQ(out.reward_tensor[0][7].item<float>(), 0.5f);
