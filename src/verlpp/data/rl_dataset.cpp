@@ -1,0 +1,172 @@
+#include "verlpp/data/rl_dataset.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include <map>
+
+#include "verlpp/core/error.h"
+#include "verlpp/data/row_reader.h"
+
+namespace verlpp::data {
+namespace {
+
+std::string column_list(const Row& row) {
+  std::string keys;
+  for (const auto& [key, value] : row.items()) keys += (keys.empty() ? "" : ", ") + key;
+  return keys.empty() ? "(none)" : keys;
+}
+
+void check_prompt(const Row& row, const std::string& prompt_key, const RowOrigin& origin) {
+  if (!row.contains(prompt_key)) {
+    throw Error(fmt::format("{}: no '{}' column (data.prompt_key={}); the row has: {}",
+                            origin.describe(), prompt_key, prompt_key, column_list(row)));
+  }
+  const Row& messages = row[prompt_key];
+  const auto bad = [&](const std::string& what) {
+    return Error(
+        fmt::format("{}: '{}' must be a list of chat messages "
+                    "[{{\"role\": str, \"content\": str}}, ...]; {}",
+                    origin.describe(), prompt_key, what));
+  };
+  if (!messages.is_array() || messages.empty()) throw bad("got " + messages.dump());
+  for (const auto& message : messages) {
+    if (!message.is_object() || !message.contains("role") || !message["role"].is_string() ||
+        !message.contains("content") || !message["content"].is_string()) {
+      throw bad("message " + message.dump() + " is not one");
+    }
+  }
+}
+
+std::vector<std::int64_t> subset(std::int64_t size, const RLHFDatasetConfig& config) {
+  std::vector<std::int64_t> keep;
+  if (config.max_samples <= 0 || config.max_samples >= size) {
+    for (std::int64_t i = 0; i < size; ++i) keep.push_back(i);
+    return keep;
+  }
+  if (!config.shuffle) {
+    for (std::int64_t i = 0; i < config.max_samples; ++i) keep.push_back(i);
+    return keep;
+  }
+  auto generator =
+      at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(config.seed));
+  const auto permutation = at::randperm(size, generator, at::kLong);
+  const auto* data = permutation.data_ptr<std::int64_t>();
+  return {data, data + config.max_samples};
+}
+
+at::Tensor to_tensor(const std::vector<std::vector<std::int64_t>>& rows, std::int64_t width) {
+  auto out = at::empty({static_cast<std::int64_t>(rows.size()), width}, at::kLong);
+  auto* data = out.data_ptr<std::int64_t>();
+  for (const auto& row : rows) data = std::copy(row.begin(), row.end(), data);
+  return out;
+}
+
+}  // namespace
+
+RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Tokenizer& tokenizer)
+    : config_(config), tokenizer_(tokenizer) {
+  if (!tokenizer.chat_template()) {
+    throw Error(
+        "the tokenizer has no chat template (tokenizer_config.json chat_template); verl "
+        "renders data.prompt_key messages with it");
+  }
+  const auto& special = tokenizer.special_tokens();
+  if (special.pad_id) {
+    pad_id_ = *special.pad_id;
+  } else if (special.eos_id) {
+    pad_id_ = *special.eos_id;
+  } else {
+    throw Error("the tokenizer has neither a pad token nor an eos token to pad prompts with");
+  }
+  if (config.max_prompt_length < 1) {
+    throw Error(
+        fmt::format("data.max_prompt_length must be >= 1, got {}", config.max_prompt_length));
+  }
+  if (config.files.empty()) throw Error("data.train_files: no files given");
+  RowFile file = read_rows(config.files);
+  for (std::size_t i = 0; i < file.rows.size(); ++i) {
+    check_prompt(file.rows[i], config.prompt_key, file.origins[i]);
+  }
+  for (const auto index : subset(static_cast<std::int64_t>(file.rows.size()), config)) {
+    rows_.push_back(std::move(file.rows[static_cast<std::size_t>(index)]));
+    origins_.push_back(std::move(file.origins[static_cast<std::size_t>(index)]));
+  }
+  if (config.filter_overlong_prompts) {
+    std::vector<std::string> texts;
+    for (std::int64_t i = 0; i < size(); ++i) texts.push_back(prompt_text(i));
+    const auto encoded = tokenizer.encode_batch(texts);
+    std::vector<Row> kept_rows;
+    std::vector<RowOrigin> kept_origins;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      if (static_cast<std::int64_t>(encoded[i].size()) > config.max_prompt_length) continue;
+      kept_rows.push_back(std::move(rows_[i]));
+      kept_origins.push_back(std::move(origins_[i]));
+    }
+    filtered_out_ = static_cast<std::int64_t>(rows_.size() - kept_rows.size());
+    rows_ = std::move(kept_rows);
+    origins_ = std::move(kept_origins);
+  }
+  if (rows_.empty()) {
+    throw Error(
+        fmt::format("data: no rows left after filtering {} prompts longer than "
+                    "data.max_prompt_length={}",
+                    filtered_out_, config.max_prompt_length));
+  }
+}
+
+std::string RLHFDataset::prompt_text(std::int64_t index) const {
+  tokenizer::ChatTemplateOptions options;
+  options.add_generation_prompt = true;
+  options.extra_context = config_.apply_chat_template_kwargs;
+  try {
+    return tokenizer_.apply_chat_template(row(index)[config_.prompt_key], options);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", origin(index).describe(), e.what()));
+  }
+}
+
+std::vector<std::int32_t> RLHFDataset::encode(std::int64_t index) const {
+  return tokenizer_.encode(prompt_text(index));
+}
+
+Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
+  std::vector<std::vector<std::int64_t>> input_ids, attention_mask, position_ids;
+  std::map<std::string, std::vector<nlohmann::json>> columns;
+  for (std::size_t position = 0; position < indices.size(); ++position) {
+    const std::int64_t index = indices[position];
+    const Row& r = row(index);
+    const std::string where = origin(index).describe();
+    const auto ids = encode(index);
+    auto padded = left_pad(ids, config_.max_prompt_length, pad_id_, config_.truncation, where);
+    input_ids.push_back(std::move(padded.input_ids));
+    attention_mask.push_back(std::move(padded.attention_mask));
+    position_ids.push_back(std::move(padded.position_ids));
+    for (const auto& [key, value] : r.items()) {
+      if (key == config_.prompt_key) continue;
+      auto& column = columns[key];
+      column.resize(static_cast<std::size_t>(position));  // earlier rows without it: null
+      column.push_back(value);
+    }
+    columns["raw_prompt_ids"].push_back(
+        truncate_ids(ids, config_.max_prompt_length, config_.truncation, where));
+    if (config_.return_raw_chat) columns["raw_prompt"].push_back(r[config_.prompt_key]);
+    const bool has_index = r.contains("extra_info") && r["extra_info"].is_object() &&
+                           r["extra_info"].contains("index");
+    columns["index"].push_back(has_index ? nlohmann::json(r["extra_info"]["index"])
+                                         : nlohmann::json(0));
+  }
+  Batch batch;
+  const auto width = config_.max_prompt_length;
+  batch.set_tensor("input_ids", to_tensor(input_ids, width));
+  batch.set_tensor("attention_mask", to_tensor(attention_mask, width));
+  batch.set_tensor("position_ids", to_tensor(position_ids, width));
+  for (auto& [key, values] : columns) {
+    values.resize(indices.size());  // later rows without the column: null, as in a table
+    batch.set_non_tensor(key, std::move(values));
+  }
+  return batch;
+}
+
+}  // namespace verlpp::data

@@ -1,0 +1,41 @@
+/* verlpp custom reward C ABI, version 1.
+ *
+ * A custom reward is a function in a shared library that verlpp loads with dlopen, so rewards can
+ * be written in C or C++ without rebuilding verlpp. It is selected as in verl:
+ *   reward.custom_reward_function.path=/abs/path/libmyreward.so
+ *   reward.custom_reward_function.name=compute_score        (verl's default name)
+ * or `verlpp reward --custom-path ... --custom-name ...`.
+ *
+ * The library exports, with C linkage (extern "C" in C++), a function of this type under `name`:
+ *
+ *   double compute_score(const char* data_source, const char* solution_str,
+ *                        const char* ground_truth, const char* extra_info_json);
+ *
+ * Arguments are NUL-terminated UTF-8 strings owned by verlpp and valid only during the call:
+ * data_source (row's data_source), solution_str (decoded response, special tokens skipped),
+ * ground_truth (row's reward_model.ground_truth) and extra_info_json (row's extra_info as a JSON
+ * object; "{}" when absent). These are verl's compute_score(data_source, solution_str,
+ * ground_truth, extra_info) arguments. The return value is the reward; returning NaN reports a
+ * failure, which verlpp turns into an error naming the function.
+ *
+ * The library may also export `int verlpp_reward_abi_version(void)`; when present it must return
+ * VERLPP_REWARD_ABI_VERSION. verlpp calls the function from one thread at a time.
+ */
+#ifndef VERLPP_REWARD_ABI_H
+#define VERLPP_REWARD_ABI_H
+
+#define VERLPP_REWARD_ABI_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef double (*verlpp_compute_score_fn)(const char* data_source, const char* solution_str,
+                                          const char* ground_truth, const char* extra_info_json);
+typedef int (*verlpp_reward_abi_version_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VERLPP_REWARD_ABI_H */

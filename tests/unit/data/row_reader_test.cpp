@@ -1,0 +1,115 @@
+// Reading verl-schema files: JSONL/JSON, Parquet (pyarrow fixture, when built with Arrow), and the
+// errors a new user meets.
+#include "verlpp/data/row_reader.h"
+
+#include <gtest/gtest.h>
+
+#include "temp_dir.h"
+#include "verlpp/core/error.h"
+#include "verlpp/data/parquet_io.h"
+
+namespace verlpp::data {
+namespace {
+
+using testing::fixture;
+using testing::TempDir;
+
+std::string error_of(const std::string& path) {
+  try {
+    read_rows(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(RowReader, ReadsTheVerlSchemaFixture) {
+  const RowFile file = read_rows(fixture("gsm8k_verl/train.jsonl"));
+  ASSERT_EQ(file.rows.size(), 8u);
+  const Row& first = file.rows[0];
+  EXPECT_EQ(first["data_source"], "openai/gsm8k");
+  EXPECT_EQ(first["reward_model"]["ground_truth"], "72");
+  EXPECT_EQ(first["extra_info"]["index"], 0);
+  EXPECT_EQ(file.origins[7].describe(), fixture("gsm8k_verl/train.jsonl") + " line 8");
+  // Column order is the file's.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : first.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"data_source", "prompt", "ability", "reward_model",
+                                            "extra_info"}));
+}
+
+TEST(RowReader, ConcatenatesFilesInOrder) {
+  const RowFile file =
+      read_rows({fixture("gsm8k_verl/train.jsonl"), fixture("gsm8k_verl/test.jsonl")});
+  ASSERT_EQ(file.rows.size(), 11u);
+  EXPECT_EQ(file.rows[8]["extra_info"]["split"], "test");
+  EXPECT_EQ(file.rows[8]["reward_model"]["ground_truth"], "18");
+}
+
+TEST(RowReader, JsonArrayAndJsonLinesInDotJson) {
+  TempDir dir;
+  EXPECT_EQ(read_rows(dir.file("a.json", "[{\"x\": 1}, {\"x\": 2}]")).rows[1]["x"], 2);
+  EXPECT_EQ(read_rows(dir.file("b.json", "{\"x\": 1}\n\n{\"x\": 3}\n")).rows[1]["x"], 3);
+}
+
+TEST(RowReader, MalformedLineNamesFileAndLine) {
+  TempDir dir;
+  const std::string path = dir.file("bad.jsonl", "{\"x\": 1}\n{\"x\": 2,}\n");
+  const std::string message = error_of(path);
+  EXPECT_NE(message.find(path + " line 2: not valid JSON"), std::string::npos) << message;
+}
+
+TEST(RowReader, RowThatIsNotAnObject) {
+  TempDir dir;
+  const std::string path = dir.file("list.jsonl", "{\"x\": 1}\n[1, 2]\n");
+  EXPECT_NE(
+      error_of(path).find(path + " line 2: expected a JSON object (one row), got a JSON array"),
+      std::string::npos);
+}
+
+TEST(RowReader, EmptyFile) {
+  TempDir dir;
+  const std::string path = dir.file("empty.jsonl", "\n  \n");
+  EXPECT_EQ(error_of(path), path + ": no rows (the file is empty)");
+}
+
+TEST(RowReader, MissingFileAndUnknownType) {
+  EXPECT_EQ(error_of("/nonexistent/train.jsonl"),
+            "/nonexistent/train.jsonl: cannot open data file");
+  TempDir dir;
+  const std::string csv = dir.file("t.csv", "a,b\n");
+  EXPECT_NE(error_of(csv).find("unknown data file type"), std::string::npos);
+}
+
+TEST(RowReader, ParquetWithoutSupportSaysHowToGetIt) {
+  if (parquet_supported()) GTEST_SKIP() << "this build reads Parquet";
+  const std::string message = error_of(fixture("gsm8k_verl/train.parquet"));
+  EXPECT_NE(message.find("built without Parquet support"), std::string::npos) << message;
+  EXPECT_NE(message.find("-DVERLPP_WITH_PARQUET=ON"), std::string::npos) << message;
+}
+
+// The Parquet file and its JSONL twin were both written by tools/make_parquet_fixture.py (pyarrow).
+TEST(RowReader, ParquetFromPyarrowReadsLikeItsJsonlTwin) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  for (const std::string split : {"train", "test"}) {
+    const RowFile parquet = read_rows(fixture("gsm8k_verl/" + split + ".parquet"));
+    const RowFile jsonl = read_rows(fixture("gsm8k_verl/" + split + ".jsonl"));
+    ASSERT_EQ(parquet.rows.size(), jsonl.rows.size());
+    for (std::size_t i = 0; i < jsonl.rows.size(); ++i) {
+      EXPECT_EQ(parquet.rows[i], jsonl.rows[i]) << split << " row " << i;
+    }
+  }
+}
+
+TEST(RowReader, ParquetRoundTripThroughArrow) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  TempDir dir;
+  const std::string out = dir.path("train.parquet");
+  write_parquet_from_jsonl(fixture("gsm8k_verl/train.jsonl"), out);
+  EXPECT_EQ(read_rows(out).rows, read_rows(fixture("gsm8k_verl/train.jsonl")).rows);
+  const std::string junk = dir.file("junk.parquet", "not parquet");
+  EXPECT_NE(error_of(junk).find(junk), std::string::npos);
+}
+
+}  // namespace
+}  // namespace verlpp::data
