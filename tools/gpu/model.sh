@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# GPU-machine job for the model layer (run from the root of a copy of the worktree; writes to $OUT):
+# 1. tools/make_model_fixtures.py -> tests/fixtures/model (transformers references; bf16 tolerance)
+# 2. build verlpp, run the model unit tests (CPU parity + the CUDA bf16 test) on the fresh fixtures
+# 3. tools/check_model_init.py: `verlpp model init` checkpoints load in transformers, same log-probs
+set -uo pipefail
+OUT=${OUT:?}
+python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__, "cuda", torch.cuda.is_available())' 2>&1 | tee "$OUT/versions.txt"
+rm -rf tests/fixtures/model
+timeout 120 python3 tools/make_model_fixtures.py tests/fixtures/model > "$OUT/fixtures.log" 2>&1
+echo "fixtures rc=$?" | tee -a "$OUT/fixtures.log"
+mkdir -p "$OUT/fixtures" && cp -r tests/fixtures/model "$OUT/fixtures/"
+tail -5 "$OUT/fixtures.log"
+
+scripts/setup > "$OUT/build.log" 2>&1
+if ! timeout 150 env JOBS=16 scripts/build >> "$OUT/build.log" 2>&1; then
+  echo "build failed"; tail -40 "$OUT/build.log"; exit 0
+fi
+echo "build ok"
+if [ -x build/tests/unit/model/verlpp_model_tests ]; then
+  timeout 60 build/tests/unit/model/verlpp_model_tests > "$OUT/model_tests.log" 2>&1
+  echo "model_tests rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|FAILED|bf16" "$OUT/model_tests.log" | tail -40
+fi
+timeout 60 python3 tools/check_model_init.py build/verlpp /tmp/verlpp_init > "$OUT/init_check.json" 2> "$OUT/init_check.err"
+echo "init_check rc=$?"; cat "$OUT/init_check.json"; tail -20 "$OUT/init_check.err"
