@@ -20,5 +20,6 @@ struct Command {
 
 Command add_check_command(CLI::App& app);
 Command add_ppo_command(CLI::App& app);
+Command add_model_command(CLI::App& app);
 
 }  // namespace verlpp::apps

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   const std::vector<verlpp::apps::Command> commands = {
       verlpp::apps::add_check_command(app),
       verlpp::apps::add_ppo_command(app),
+      verlpp::apps::add_model_command(app),
   };
   try {
     app.parse(argc, argv);

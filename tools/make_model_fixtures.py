@@ -146,7 +146,7 @@ def make_inputs(vocab, gen):
 def make_one(out, spec, seed, meta):
     name, cls, extra, theta, scaling, dtype, shard = spec
     gen = torch.Generator().manual_seed(seed)
-    config = cls(**COMMON, **extra, **rope_kwargs(cls, theta, scaling))
+    config = cls(**{**COMMON, **extra}, **rope_kwargs(cls, theta, scaling))
     model = AutoModelForCausalLM.from_config(config)
     init_parameters(model, gen)
     path = os.path.join(out, name)

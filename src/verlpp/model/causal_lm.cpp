@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 

@@ -177,6 +177,14 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
   if (get_bool(j, "use_sliding_window", source, false)) {
     throw Error(source + ": use_sliding_window=true is not supported");
   }
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    for (const auto& t : j["layer_types"]) {
+      if (t != "full_attention") {
+        throw Error(source + ": layer_types entry " + t.dump() +
+                    " is not supported (full_attention only)");
+      }
+    }
+  }
   parse_rope(j, source, c);
   const bool attention_bias = get_bool(j, "attention_bias", source, false);
   c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
@@ -242,6 +250,10 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
           c.rope_scaling.original_max_position_embeddings;
     }
   }
+  // transformers 5 reads rope_parameters (4.x ignores it and reads rope_theta/rope_scaling).
+  json params = {{"rope_type", c.rope_scaling.type}, {"rope_theta", c.rope_theta}};
+  if (j["rope_scaling"].is_object()) params.update(j["rope_scaling"]);
+  j["rope_parameters"] = params;
   if (c.bos_token_id >= 0) j["bos_token_id"] = c.bos_token_id;
   if (c.eos_token_id >= 0) j["eos_token_id"] = c.eos_token_id;
   return j;

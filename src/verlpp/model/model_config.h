@@ -62,7 +62,8 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& so
 // Reads DIR/config.json (or the file itself when `path` names a file).
 ModelConfig load_model_config(const std::string& path);
 
-// config.json content that transformers 4 and 5 load (rope_theta/rope_scaling form).
+// config.json content that transformers 4 and 5 load (RoPE written both as rope_theta +
+// rope_scaling and as rope_parameters).
 nlohmann::json model_config_to_json(const ModelConfig& config);
 
 }  // namespace verlpp::model
