@@ -1,6 +1,7 @@
 #include "verlpp/model/causal_lm.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -106,7 +107,7 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
     inputs.insert(inputs.end(), saved.begin() + 1, saved.end());
     at::Tensor y;
     {
-      at::AutoGradMode enable(true);
+      c10::AutoGradMode enable(true);
       y = closure->run(x);
     }
     auto grads = torch::autograd::grad({y}, inputs, {grad_out[0]}, /*retain_graph=*/false,
@@ -185,11 +186,12 @@ struct CausalLM::Impl {
 
   at::Tensor run_layers(at::Tensor x, const LayerContext& ctx) const {
     for (const Layer& l : layers) {
-      if (checkpointing && at::GradMode::is_enabled()) {
+      if (checkpointing && c10::GradMode::is_enabled()) {
         auto closure = c10::make_intrusive<LayerClosure>();
         const ModelConfig* c = &config;
         closure->run = [&l, c, ctx](const at::Tensor& in) { return layer_forward(l, *c, in, ctx); };
-        x = CheckpointedLayer::apply(x, layer_tensors(l), closure)[0];
+        const std::vector<at::Tensor> params = layer_tensors(l);
+        x = CheckpointedLayer::apply(x, at::TensorList(params), closure)[0];
       } else {
         x = layer_forward(l, config, x, ctx);
       }

@@ -1,6 +1,7 @@
 #include "verlpp/model/score.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
 #include <fstream>
@@ -59,7 +60,7 @@ std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t v
 
 std::vector<ScoreResult> score(const CausalLM& model, const std::vector<ScoreRequest>& requests,
                                double temperature, int64_t max_batch_tokens) {
-  at::NoGradGuard no_grad;
+  c10::AutoGradMode no_grad(false);
   std::vector<ScoreResult> results(requests.size());
   size_t next = 0;
   while (next < requests.size()) {

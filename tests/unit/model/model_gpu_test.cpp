@@ -3,6 +3,7 @@
 // (reference.json bf16_tolerance, measured on a GPU by tools/make_model_fixtures.py). Skips
 // without a GPU.
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -28,7 +29,7 @@ TEST_P(ModelGpu, Bf16LogitsWithinTransformersOwnBf16Difference) {
                                                at::Device(at::kCUDA, 0));
   at::Tensor hidden;
   {
-    at::NoGradGuard no_grad;
+    c10::AutoGradMode no_grad(false);
     hidden = m.forward_packed(ref.at("input_ids"), ref.at("position_ids"), ref.at("cu_seqlens"));
   }
   const double diff = testing::max_abs_diff(m.logits(hidden).to(at::kFloat), ref.at("logits"));
