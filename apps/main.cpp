@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
       verlpp::apps::add_check_command(app),
       verlpp::apps::add_data_command(app),
       verlpp::apps::add_ppo_command(app),
+      verlpp::apps::add_model_command(app),
       verlpp::apps::add_reward_command(app),
       verlpp::apps::add_tokenize_command(app),
   };

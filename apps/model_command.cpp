@@ -1,0 +1,161 @@
+// `verlpp model score` (log-likelihood of given responses) and `verlpp model init` (a random-init
+// Hugging Face checkpoint).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "verlpp/core/device.h"
+#include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/model/presets.h"
+#include "verlpp/model/score.h"
+
+namespace verlpp::apps {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ScoreOptions {
+  std::string model;
+  std::string input;
+  double temperature = 1.0;
+  std::string dtype;  // default: bfloat16 on cuda, float32 on cpu
+  std::string device = "cuda";
+  int64_t max_batch_tokens = 8192;
+  int threads = 0;
+};
+
+int run_score(const ScoreOptions& o) {
+  compat::set_cpu_threads(o.threads);
+  const bool cuda = select_device(o.device) == DeviceKind::cuda;
+  const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  const at::ScalarType dtype =
+      model::parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
+  const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
+  const auto requests = model::read_score_requests(o.input, lm.config().vocab_size);
+  const auto results = model::score(lm, requests, o.temperature, o.max_batch_tokens);
+  for (const auto& r : results) {
+    std::cout << nlohmann::json{{"logprobs", r.logprobs}, {"sum", r.sum}}.dump() << "\n";
+  }
+  return 0;
+}
+
+struct InitOptions {
+  std::string preset;
+  std::string arch = "qwen3";
+  model::ModelConfig config;
+  std::string tie = "true";
+  std::string dtype = "bfloat16";
+  uint64_t seed = 0;
+  double initializer_range = 0.02;
+  std::string output;
+  std::string tokenizer;
+  uint64_t max_shard_bytes = 0;
+};
+
+// Copies the tokenizer files transformers looks for; errors when the directory has none.
+void copy_tokenizer(const std::string& from, const std::string& to) {
+  int copied = 0;
+  for (const char* name : {"tokenizer.json", "tokenizer_config.json", "vocab.json", "merges.txt",
+                           "special_tokens_map.json", "added_tokens.json", "tokenizer.model",
+                           "generation_config.json"}) {
+    const fs::path src = fs::path(from) / name;
+    if (!fs::exists(src)) continue;
+    fs::copy_file(src, fs::path(to) / name, fs::copy_options::overwrite_existing);
+    ++copied;
+  }
+  if (copied == 0)
+    throw Error("--tokenizer " + from + ": no tokenizer files (tokenizer.json, ...)");
+}
+
+int run_init(InitOptions o, const CLI::App& cmd) {
+  model::ModelConfig c = o.config;
+  if (!o.preset.empty()) {
+    c = model::preset_config(o.preset);
+  } else {
+    c.architecture = model::parse_architecture(o.arch, "--arch");
+    for (const char* required : {"--hidden-size", "--intermediate-size", "--num-hidden-layers",
+                                 "--num-attention-heads", "--vocab-size"}) {
+      if (cmd.count(required) == 0)
+        throw Error(std::string(required) + " is required without --preset");
+    }
+    if (cmd.count("--num-key-value-heads") == 0) c.num_key_value_heads = c.num_attention_heads;
+    if (cmd.count("--head-dim") == 0) c.head_dim = c.hidden_size / c.num_attention_heads;
+    if (c.num_attention_heads % c.num_key_value_heads != 0) {
+      throw Error("--num-attention-heads must be a multiple of --num-key-value-heads");
+    }
+    c.qkv_bias = c.architecture == model::Architecture::qwen2;
+    c.qk_norm = c.architecture == model::Architecture::qwen3;
+    if (o.tie != "true" && o.tie != "false")
+      throw Error("--tie-word-embeddings: expected true or false");
+    c.tie_word_embeddings = o.tie == "true";
+  }
+  const at::ScalarType dtype = model::parse_dtype(o.dtype, "--dtype");
+  const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
+  lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
+  if (!o.tokenizer.empty()) copy_tokenizer(o.tokenizer, o.output);
+  std::cerr << "verlpp: wrote " << model::architecture_class(c.architecture) << " ("
+            << c.num_parameters() << " parameters, " << model::dtype_name(dtype) << ") to "
+            << o.output << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_model_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("model", "model checkpoints: score, init");
+  cmd->require_subcommand(1);
+
+  auto so = std::make_shared<ScoreOptions>();
+  CLI::App* s = cmd->add_subcommand(
+      "score", "per-token log-probs of responses: JSON lines {\"prompt_ids\", \"response_ids\"}");
+  s->add_option("--model", so->model, "Hugging Face checkpoint directory")->required();
+  s->add_option("--input", so->input,
+                "JSONL file of {\"prompt_ids\": [...], \"response_ids\": [...]}")
+      ->required();
+  s->add_option("--temperature", so->temperature, "logits are divided by it (default 1)");
+  s->add_option("--dtype", so->dtype,
+                "bfloat16, float16 or float32 (default: bfloat16 on cuda, float32 on cpu)");
+  s->add_option("--device", so->device, "cuda (falls back to cpu without a GPU) or cpu");
+  s->add_option("--max-batch-tokens", so->max_batch_tokens, "tokens per packed forward pass");
+  s->add_option("--threads", so->threads, "CPU threads (default: all cores)");
+
+  auto io = std::make_shared<InitOptions>();
+  CLI::App* i = cmd->add_subcommand("init", "write a random-init Hugging Face checkpoint");
+  i->add_option("--output", io->output, "directory to write")->required();
+  i->add_option("--preset", io->preset, "qwen3-0.6b (sizes of the published config)");
+  i->add_option("--arch", io->arch, "qwen3, qwen2 or llama");
+  i->add_option("--hidden-size", io->config.hidden_size);
+  i->add_option("--intermediate-size", io->config.intermediate_size);
+  i->add_option("--num-hidden-layers", io->config.num_hidden_layers);
+  i->add_option("--num-attention-heads", io->config.num_attention_heads);
+  i->add_option("--num-key-value-heads", io->config.num_key_value_heads,
+                "default: attention heads");
+  i->add_option("--head-dim", io->config.head_dim, "default: hidden size / attention heads");
+  i->add_option("--vocab-size", io->config.vocab_size);
+  i->add_option("--max-position-embeddings", io->config.max_position_embeddings)
+      ->default_val(32768);
+  i->add_option("--rope-theta", io->config.rope_theta)->default_val(1000000.0);
+  i->add_option("--rms-norm-eps", io->config.rms_norm_eps)->default_val(1e-6);
+  i->add_option("--tie-word-embeddings", io->tie, "true or false")->default_val("true");
+  i->add_option("--dtype", io->dtype, "bfloat16, float16 or float32")->default_val("bfloat16");
+  i->add_option("--seed", io->seed)->default_val(0);
+  i->add_option("--initializer-range", io->initializer_range, "std of the normal init")
+      ->default_val(0.02);
+  i->add_option("--tokenizer", io->tokenizer, "directory whose tokenizer files are copied in");
+  i->add_option("--max-shard-bytes", io->max_shard_bytes, "shard the weights (0: one file)");
+
+  return {cmd, [cmd, s, i, so, io] {
+            if (s->parsed()) return run_score(*so);
+            if (i->parsed()) return run_init(*io, *i);
+            return 1;
+          }};
+}
+
+}  // namespace verlpp::apps

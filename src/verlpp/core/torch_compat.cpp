@@ -1,0 +1,41 @@
+#include "verlpp/core/torch_compat.h"
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <thread>
+#include <tuple>
+
+#include "verlpp/core/error.h"
+
+#if TORCH_VERSION_MAJOR >= 2
+#include <ATen/ops/_flash_attention_forward.h>
+#define VERLPP_HAS_FLASH_VARLEN 1
+#else
+#define VERLPP_HAS_FLASH_VARLEN 0
+#endif
+
+namespace verlpp::compat {
+
+bool has_flash_attention_varlen() { return VERLPP_HAS_FLASH_VARLEN != 0; }
+
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale) {
+#if VERLPP_HAS_FLASH_VARLEN
+  auto result = at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, max_seqlen,
+                                             max_seqlen, 0.0, /*is_causal=*/true,
+                                             /*return_debug_mask=*/false, scale);
+  return std::get<0>(result);
+#else
+  (void)q, (void)k, (void)v, (void)cu_seqlens, (void)max_seqlen, (void)scale;
+  throw Error("flash attention needs LibTorch >= 2.0 with CUDA; this build has " TORCH_VERSION);
+#endif
+}
+
+void set_cpu_threads(int n) {
+  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(n);
+}
+
+}  // namespace verlpp::compat

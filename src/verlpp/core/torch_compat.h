@@ -1,0 +1,28 @@
+// Differences between the LibTorch versions verlpp builds against, in one place: Debian's 1.13
+// (CPU; CI and developer machines) and PyTorch 2.x's (CUDA; GPU machines). Version from
+// TORCH_VERSION_MAJOR/MINOR in <torch/version.h>.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+namespace verlpp::compat {
+
+// True when this LibTorch has varlen flash attention (at::_flash_attention_forward, PyTorch
+// >= 2.x). It runs only on CUDA tensors in bf16/fp16.
+bool has_flash_attention_varlen();
+
+// Causal attention over packed sequences with flash attention (Dao et al., FlashAttention-2).
+// q [tokens, heads, d], k/v [tokens, kv_heads, d] (heads % kv_heads == 0: GQA without repeating
+// KV), bf16/fp16 CUDA; cu_seqlens [sequences + 1] int32 on the same device (0, then cumulative
+// lengths); max_seqlen the longest sequence; scale multiplies q·k (usually d^-0.5).
+// Returns [tokens, heads, d]; differentiable. Throws verlpp::Error when this build lacks it.
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale);
+
+// Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
+// n <= 0 means the number of hardware threads.
+void set_cpu_threads(int n);
+
+}  // namespace verlpp::compat

@@ -1,0 +1,107 @@
+#include "verlpp/model/attention.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+
+namespace verlpp::model {
+
+SequenceLayout SequenceLayout::packed(const at::Tensor& cu_seqlens, const at::Device& device) {
+  if (cu_seqlens.dim() != 1 || cu_seqlens.size(0) < 2) {
+    throw Error("cu_seqlens must be a 1-D tensor of at least 2 entries");
+  }
+  SequenceLayout layout;
+  const at::Tensor host = cu_seqlens.to(at::kCPU, at::kLong).contiguous();
+  const int64_t* cu = host.data_ptr<int64_t>();
+  if (cu[0] != 0) throw Error("cu_seqlens must start at 0");
+  for (int64_t s = 0; s + 1 < host.size(0); ++s) {
+    if (cu[s + 1] < cu[s]) throw Error(fmt::format("cu_seqlens decreases at index {}", s + 1));
+    layout.starts.push_back(cu[s]);
+    layout.lengths.push_back(cu[s + 1] - cu[s]);
+    layout.max_seqlen = std::max(layout.max_seqlen, cu[s + 1] - cu[s]);
+  }
+  layout.cu_seqlens = host.to(at::kInt).to(device);
+  return layout;
+}
+
+SequenceLayout SequenceLayout::padded_batch(const at::Tensor& attention_mask,
+                                            const at::Device& device) {
+  if (attention_mask.dim() != 2) throw Error("attention_mask must be [batch, length]");
+  SequenceLayout layout;
+  layout.batch = attention_mask.size(0);
+  layout.length = attention_mask.size(1);
+  layout.key_mask = attention_mask.to(device).ne(0);
+  return layout;
+}
+
+namespace {
+
+// q [B, H, L, d], k/v [B, KV, L, d], allowed [B or 1, 1, L, L] bool -> [B, H, L, d].
+at::Tensor eager_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                           const at::Tensor& allowed, double scale) {
+  const int64_t groups = q.size(1) / k.size(1);
+  const at::Tensor kr = groups == 1 ? k : k.repeat_interleave(groups, 1);
+  const at::Tensor vr = groups == 1 ? v : v.repeat_interleave(groups, 1);
+  at::Tensor scores = at::matmul(q, kr.transpose(-1, -2)) * scale;
+  scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<double>::infinity());
+  const at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
+  return at::matmul(probs, vr);
+}
+
+at::Tensor packed_eager(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                        const SequenceLayout& layout, double scale) {
+  std::vector<at::Tensor> outs;
+  outs.reserve(layout.lengths.size());
+  const auto bool_options = at::TensorOptions().dtype(at::kBool).device(q.device());
+  for (size_t s = 0; s < layout.lengths.size(); ++s) {
+    const int64_t start = layout.starts[s];
+    const int64_t len = layout.lengths[s];
+    if (len == 0) continue;
+    auto heads_first = [&](const at::Tensor& t) {
+      return t.narrow(0, start, len).transpose(0, 1).unsqueeze(0);
+    };
+    const at::Tensor causal = at::ones({len, len}, bool_options).tril().view({1, 1, len, len});
+    const at::Tensor o =
+        eager_attention(heads_first(q), heads_first(k), heads_first(v), causal, scale);
+    outs.push_back(o.squeeze(0).transpose(0, 1));
+  }
+  return at::cat(outs, 0);
+}
+
+at::Tensor padded_eager(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                        const SequenceLayout& layout, double scale) {
+  const int64_t B = layout.batch;
+  const int64_t L = layout.length;
+  auto batched = [&](const at::Tensor& t) {
+    return t.view({B, L, t.size(1), t.size(2)}).transpose(1, 2);
+  };
+  const auto bool_options = at::TensorOptions().dtype(at::kBool).device(q.device());
+  const at::Tensor causal = at::ones({L, L}, bool_options).tril().view({1, 1, L, L});
+  const at::Tensor diagonal = at::eye(L, bool_options).view({1, 1, L, L});
+  const at::Tensor keys = layout.key_mask.view({B, 1, 1, L});
+  const at::Tensor allowed = causal.logical_and(keys).logical_or(diagonal);
+  const at::Tensor o = eager_attention(batched(q), batched(k), batched(v), allowed, scale);
+  return o.transpose(1, 2).reshape({B * L, q.size(1), q.size(2)});
+}
+
+}  // namespace
+
+at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                            const SequenceLayout& layout, double scale) {
+  if (q.size(1) % k.size(1) != 0) {
+    throw Error(fmt::format("attention: {} query heads are not a multiple of {} kv heads",
+                            q.size(1), k.size(1)));
+  }
+  if (layout.padded()) return padded_eager(q, k, v, layout, scale);
+  const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
+  if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
+    return compat::flash_attention_varlen(q, k, v, layout.cu_seqlens, layout.max_seqlen, scale);
+  }
+  return packed_eager(q, k, v, layout, scale);
+}
+
+}  // namespace verlpp::model

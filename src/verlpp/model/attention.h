@@ -1,0 +1,43 @@
+// Causal self-attention over a batch of sequences, packed (verl's use_remove_padding: tokens of
+// all sequences back to back, delimited by cu_seqlens) or padded ([batch, length] with a mask).
+// Both layouts hand the layers token-major tensors [tokens, ...]; only attention looks at the
+// layout. (A KV cache for the rollout engine extends this with cached keys/values per sequence.)
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace verlpp::model {
+
+struct SequenceLayout {
+  // Packed: cu_seqlens [S+1] int32 on the model's device; starts/lengths its host copy.
+  at::Tensor cu_seqlens;
+  std::vector<int64_t> starts;
+  std::vector<int64_t> lengths;
+  int64_t max_seqlen = 0;
+  // Padded: tokens are [batch * length] row-major; key_mask [batch, length] bool (true = real).
+  int64_t batch = 0;
+  int64_t length = 0;
+  at::Tensor key_mask;
+
+  bool padded() const { return key_mask.defined(); }
+
+  // cu_seqlens: [S+1] integer (0, then cumulative lengths; any device). Throws verlpp::Error when
+  // it does not start at 0 or decreases.
+  static SequenceLayout packed(const at::Tensor& cu_seqlens, const at::Device& device);
+  // attention_mask: [batch, length], nonzero = real token (left or right padding).
+  static SequenceLayout padded_batch(const at::Tensor& attention_mask, const at::Device& device);
+};
+
+// softmax(q k^T * scale + causal mask) v per sequence, with heads % kv_heads == 0 (GQA: query
+// head h reads kv head h / (heads / kv_heads)). q [tokens, heads, d], k/v [tokens, kv_heads, d];
+// returns [tokens, heads, d]. Packed bf16/fp16 CUDA tensors use varlen flash attention when the
+// build has it; otherwise (and for the padded layout) the eager formula with the softmax in fp32,
+// as transformers' eager attention. Padded rows attend to themselves only (their output is
+// meaningless and ignored by callers).
+at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                            const SequenceLayout& layout, double scale);
+
+}  // namespace verlpp::model

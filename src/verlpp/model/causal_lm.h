@@ -1,0 +1,80 @@
+// Dense decoder-only causal language model (Qwen2/Qwen2.5, Qwen3 dense, Llama 2/3) on ATen
+// tensors, with Hugging Face parameter names. Layer i: h +=
+// o_proj(attn(rope(norm_q(q_proj(rms(h))),
+// ...))); h += down_proj(silu(gate_proj(rms(h))) * up_proj(rms(h))); then a final RMSNorm and
+// lm_head (or the embedding matrix when tie_word_embeddings). Formulas: transformers'
+// modeling_qwen2.py / modeling_qwen3.py / modeling_llama.py.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verlpp/model/model_config.h"
+
+namespace verlpp::model {
+
+class CausalLM {
+ public:
+  // Reads DIR/config.json and the safetensors weights (single or sharded), casting them to
+  // `dtype` on `device`. Throws verlpp::Error for an unsupported config, a missing tensor, or a
+  // tensor whose shape differs from the config's (both named).
+  static CausalLM from_pretrained(const std::string& dir, at::ScalarType dtype,
+                                  const at::Device& device);
+  // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
+  // weights 1, biases 0. Deterministic for a seed (CPU generator), then cast to `dtype`.
+  static CausalLM random_init(const ModelConfig& config, uint64_t seed, double std,
+                              at::ScalarType dtype);
+
+  const ModelConfig& config() const;
+  at::ScalarType dtype() const;
+  at::Device device() const;
+
+  // (Hugging Face name, tensor) in checkpoint order; a tied model has no "lm_head.weight".
+  // The tensors are the model's own (in-place changes and .grad() act on the model).
+  std::vector<std::pair<std::string, at::Tensor>> named_parameters() const;
+  void set_requires_grad(bool requires_grad);
+  // actor_rollout_ref.model.enable_gradient_checkpointing: layer activations are recomputed in
+  // backward instead of kept (needs a backward through torch::autograd; parameter gradients are
+  // returned through the graph as usual).
+  void set_gradient_checkpointing(bool enabled);
+  // Casts/moves every parameter (gradients are dropped; requires_grad kept).
+  void to(at::ScalarType dtype, const at::Device& device);
+
+  // Packed forward (verl's use_remove_padding). input_ids, position_ids: int64 [T];
+  // cu_seqlens: [S+1] integer (0, cumulative lengths). Returns the final-norm hidden states
+  // [T, hidden_size] in the model dtype. Attention never crosses sequence boundaries.
+  at::Tensor forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                            const at::Tensor& cu_seqlens) const;
+  // Padded forward. input_ids, attention_mask: [B, L] (mask nonzero = real token; any padding
+  // side). position_ids [B, L] int64, or undefined for cumsum(mask) - 1 (0 at padding), as
+  // transformers/verl compute them. Returns [B, L, hidden_size]; rows at padding are meaningless.
+  at::Tensor forward_padded(const at::Tensor& input_ids, const at::Tensor& attention_mask,
+                            const at::Tensor& position_ids = at::Tensor()) const;
+
+  // The output projection [vocab_size, hidden_size] (the embedding when tied).
+  at::Tensor lm_head_weight() const;
+  // hidden [..., hidden_size] -> logits [..., vocab_size] in the model dtype.
+  at::Tensor logits(const at::Tensor& hidden) const;
+
+  // Writes config.json (torch_dtype = dtype) and the weights cast to `dtype`, as save_pretrained
+  // does (sharded into max_shard_bytes files when > 0). Throws verlpp::Error on I/O failure.
+  void save_pretrained(const std::string& dir, at::ScalarType dtype,
+                       uint64_t max_shard_bytes = 0) const;
+
+  struct Impl;  // opaque (causal_lm.cpp)
+  explicit CausalLM(std::shared_ptr<Impl> impl);
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// "bfloat16"/"bf16", "float16"/"fp16", "float32"/"fp32" -> ScalarType; throws verlpp::Error.
+at::ScalarType parse_dtype(const std::string& name, const std::string& where);
+std::string dtype_name(at::ScalarType dtype);  // "bfloat16", "float16", "float32"
+
+}  // namespace verlpp::model

@@ -1,0 +1,126 @@
+#include "verlpp/model/checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSingle = "model.safetensors";
+constexpr const char* kIndex = "model.safetensors.index.json";
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path.string() + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
+  const fs::path index_path = fs::path(dir) / kIndex;
+  if (fs::exists(index_path)) {
+    const nlohmann::json index = read_json(index_path);
+    if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
+      throw Error(index_path.string() + ": expected an object 'weight_map' {tensor: file}");
+    }
+    std::map<std::string, size_t> file_ids;
+    for (const auto& [name, file] : index["weight_map"].items()) {
+      if (!file.is_string())
+        throw Error(index_path.string() + ": weight_map['" + name + "'] is not a file name");
+      const std::string f = file.get<std::string>();
+      auto it = file_ids.find(f);
+      if (it == file_ids.end()) {
+        if (!fs::exists(fs::path(dir) / f)) {
+          throw Error(index_path.string() + ": shard '" + f + "' (for tensor '" + name +
+                      "') does not exist");
+        }
+        files_.push_back(std::make_unique<SafetensorsFile>((fs::path(dir) / f).string()));
+        it = file_ids.emplace(f, files_.size() - 1).first;
+      }
+      if (!files_[it->second]->contains(name)) {
+        throw Error(index_path.string() + ": tensor '" + name + "' is not in its shard '" + f +
+                    "'");
+      }
+      where_[name] = it->second;
+    }
+    return;
+  }
+  const fs::path single = fs::path(dir) / kSingle;
+  if (!fs::exists(single)) {
+    throw Error("checkpoint " + dir + ": neither " + kSingle + " nor " + kIndex + " found");
+  }
+  files_.push_back(std::make_unique<SafetensorsFile>(single.string()));
+  for (const auto& name : files_[0]->names()) where_[name] = 0;
+}
+
+std::vector<std::string> CheckpointReader::names() const {
+  std::vector<std::string> out;
+  out.reserve(where_.size());
+  for (const auto& [name, file] : where_) out.push_back(name);
+  return out;
+}
+
+const SafetensorsFile& CheckpointReader::file_of(const std::string& name) const {
+  const auto it = where_.find(name);
+  if (it == where_.end()) throw Error("checkpoint " + dir_ + " has no tensor '" + name + "'");
+  return *files_[it->second];
+}
+
+const TensorInfo& CheckpointReader::info(const std::string& name) const {
+  return file_of(name).info(name);
+}
+
+at::Tensor CheckpointReader::tensor(const std::string& name) const {
+  return file_of(name).tensor(name);
+}
+
+void write_checkpoint(const std::string& dir,
+                      const std::vector<std::pair<std::string, at::Tensor>>& tensors,
+                      uint64_t max_shard_bytes) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir + ": cannot create directory (" + ec.message() + ")");
+  std::vector<std::vector<std::pair<std::string, at::Tensor>>> shards(1);
+  uint64_t shard_bytes = 0;
+  uint64_t total = 0;
+  for (const auto& entry : tensors) {
+    const uint64_t bytes = entry.second.numel() * entry.second.element_size();
+    if (max_shard_bytes > 0 && !shards.back().empty() && shard_bytes + bytes > max_shard_bytes) {
+      shards.emplace_back();
+      shard_bytes = 0;
+    }
+    shards.back().push_back(entry);
+    shard_bytes += bytes;
+    total += bytes;
+  }
+  if (shards.size() == 1) {
+    write_safetensors((fs::path(dir) / kSingle).string(), shards[0]);
+    return;
+  }
+  nlohmann::json weight_map = nlohmann::json::object();
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string file =
+        fmt::format("model-{:05d}-of-{:05d}.safetensors", i + 1, shards.size());
+    write_safetensors((fs::path(dir) / file).string(), shards[i]);
+    for (const auto& [name, t] : shards[i]) weight_map[name] = file;
+  }
+  const nlohmann::json index = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};
+  std::ofstream out(fs::path(dir) / kIndex);
+  out << index.dump(2) << "\n";
+  if (!out) throw Error(dir + ": cannot write " + kIndex);
+}
+
+}  // namespace verlpp::model

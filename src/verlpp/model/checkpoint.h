@@ -1,0 +1,49 @@
+// Hugging Face checkpoint directories: one `model.safetensors`, or shards listed by
+// `model.safetensors.index.json` ({"metadata": {"total_size": bytes}, "weight_map": {tensor:
+// file}}), as transformers' save_pretrained writes them.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verlpp/model/safetensors.h"
+
+namespace verlpp::model {
+
+class CheckpointReader {
+ public:
+  // Opens `dir`: model.safetensors.index.json when present (every shard it names is mapped),
+  // else model.safetensors. Throws verlpp::Error naming the directory when neither exists, and
+  // naming the index when it is malformed or names a missing file or a tensor its shard lacks.
+  explicit CheckpointReader(const std::string& dir);
+
+  const std::string& dir() const { return dir_; }
+  std::vector<std::string> names() const;  // sorted
+  bool contains(const std::string& name) const { return where_.count(name) != 0; }
+  // Throw verlpp::Error "checkpoint DIR has no tensor 'NAME'" when absent.
+  const TensorInfo& info(const std::string& name) const;
+  at::Tensor tensor(const std::string& name) const;  // CPU, the stored dtype (see SafetensorsFile)
+
+ private:
+  const SafetensorsFile& file_of(const std::string& name) const;
+  std::string dir_;
+  std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  std::map<std::string, size_t> where_;  // tensor name -> index into files_
+};
+
+// Writes `tensors` into `dir` (created if needed) as save_pretrained does: one model.safetensors
+// when max_shard_bytes is 0 or everything fits, else model-0000i-of-0000n.safetensors files of at
+// most max_shard_bytes each (a larger tensor gets a shard of its own) plus
+// model.safetensors.index.json. Tensors are written in the given order. Throws verlpp::Error on
+// I/O failure.
+void write_checkpoint(const std::string& dir,
+                      const std::vector<std::pair<std::string, at::Tensor>>& tensors,
+                      uint64_t max_shard_bytes = 0);
+
+}  // namespace verlpp::model

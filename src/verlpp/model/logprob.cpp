@@ -1,0 +1,117 @@
+#include "verlpp/model/logprob.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::model {
+
+namespace {
+
+void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& targets,
+                  double temperature, int64_t chunk_tokens) {
+  if (hidden.dim() != 2 || weight.dim() != 2 || hidden.size(1) != weight.size(1)) {
+    throw Error(fmt::format("log-prob: hidden [T, H] and weight [V, H] expected, got [{}] and [{}]",
+                            fmt::join(hidden.sizes(), ", "), fmt::join(weight.sizes(), ", ")));
+  }
+  if (targets.dim() != 1 || targets.size(0) != hidden.size(0)) {
+    throw Error(fmt::format("log-prob: targets must be [{}], got [{}]", hidden.size(0),
+                            fmt::join(targets.sizes(), ", ")));
+  }
+  if (!(temperature > 0.0))
+    throw Error(fmt::format("log-prob: temperature {} must be > 0", temperature));
+  if (chunk_tokens <= 0) throw Error("log-prob: chunk_tokens must be > 0");
+}
+
+// log_softmax of one chunk's scaled logits, fp32 [n, V].
+at::Tensor chunk_log_softmax(const at::Tensor& h, const at::Tensor& weight, double temperature) {
+  return at::log_softmax(at::matmul(h, weight.t()).to(at::kFloat) / temperature, -1);
+}
+
+struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& hidden, const at::Tensor& weight,
+                                                const at::Tensor& targets, double temperature,
+                                                bool with_entropy, int64_t chunk) {
+    const int64_t T = hidden.size(0);
+    const auto f32 = hidden.options().dtype(at::kFloat);
+    at::Tensor lp = at::empty({T}, f32);
+    at::Tensor ent = at::empty({with_entropy ? T : 0}, f32);
+    for (int64_t a = 0; a < T; a += chunk) {
+      const int64_t n = std::min(chunk, T - a);
+      const at::Tensor logp = chunk_log_softmax(hidden.narrow(0, a, n), weight, temperature);
+      lp.narrow(0, a, n).copy_(logp.gather(1, targets.narrow(0, a, n).unsqueeze(1)).squeeze(1));
+      if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
+    }
+    ctx->save_for_backward({hidden, weight, targets});
+    ctx->saved_data["temperature"] = temperature;
+    ctx->saved_data["with_entropy"] = with_entropy;
+    ctx->saved_data["chunk"] = chunk;
+    return {lp, ent};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& hidden = saved[0];
+    const at::Tensor& weight = saved[1];
+    const at::Tensor& targets = saved[2];
+    const double temperature = ctx->saved_data["temperature"].toDouble();
+    const bool with_entropy = ctx->saved_data["with_entropy"].toBool();
+    const int64_t chunk = ctx->saved_data["chunk"].toInt();
+    const at::Tensor& g_lp = grad_out[0];
+    const at::Tensor& g_ent = grad_out[1];
+    const int64_t T = hidden.size(0);
+    at::Tensor grad_hidden = at::zeros_like(hidden);
+    at::Tensor grad_weight = at::zeros(weight.sizes(), weight.options().dtype(at::kFloat));
+    for (int64_t a = 0; a < T; a += chunk) {
+      const int64_t n = std::min(chunk, T - a);
+      const at::Tensor h = hidden.narrow(0, a, n);
+      const at::Tensor logp = chunk_log_softmax(h, weight, temperature);
+      const at::Tensor p = logp.exp();
+      at::Tensor gz = at::zeros_like(logp);
+      if (g_lp.defined()) {
+        const at::Tensor g = g_lp.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
+        gz = -p * g;
+        gz.scatter_add_(1, targets.narrow(0, a, n).unsqueeze(1), g);
+      }
+      if (with_entropy && g_ent.defined() && g_ent.numel() > 0) {
+        const at::Tensor H = -(p * logp).sum(-1, /*keepdim=*/true);
+        gz = gz - p * (logp + H) * g_ent.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
+      }
+      gz = gz / temperature;
+      grad_hidden.narrow(0, a, n).copy_(at::matmul(gz.to(weight.scalar_type()), weight));
+      grad_weight += at::matmul(gz.t(), h.to(at::kFloat));
+    }
+    return {grad_hidden,  grad_weight.to(weight.scalar_type()),
+            at::Tensor(), at::Tensor(),
+            at::Tensor(), at::Tensor()};
+  }
+};
+
+}  // namespace
+
+LogProbEntropy chunked_logprob_entropy(const at::Tensor& hidden, const at::Tensor& weight,
+                                       const at::Tensor& targets, double temperature,
+                                       bool with_entropy, int64_t chunk_tokens) {
+  check_inputs(hidden, weight, targets, temperature, chunk_tokens);
+  auto out = ChunkedLogProb::apply(hidden, weight, targets.to(hidden.device(), at::kLong),
+                                   temperature, with_entropy, chunk_tokens);
+  return {out[0], with_entropy ? out[1] : at::Tensor()};
+}
+
+LogProbEntropy logprob_entropy_from_logits(const at::Tensor& logits, const at::Tensor& targets,
+                                           double temperature, bool with_entropy) {
+  if (!(temperature > 0.0))
+    throw Error(fmt::format("log-prob: temperature {} must be > 0", temperature));
+  const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
+  LogProbEntropy out;
+  out.logprobs = logp.gather(-1, targets.to(logits.device(), at::kLong).unsqueeze(-1)).squeeze(-1);
+  if (with_entropy) out.entropy = -(logp.exp() * logp).sum(-1);
+  return out;
+}
+
+}  // namespace verlpp::model

@@ -1,0 +1,262 @@
+#include "verlpp/model/model_config.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::model {
+
+namespace {
+
+using nlohmann::json;
+
+int64_t get_int(const json& j, const std::string& key, const std::string& source,
+                std::optional<int64_t> fallback = std::nullopt) {
+  if (!j.contains(key) || j[key].is_null()) {
+    if (fallback) return *fallback;
+    throw Error(source + ": missing '" + key + "' (expected a positive integer)");
+  }
+  if (!j[key].is_number_integer() || j[key].get<int64_t>() <= 0) {
+    throw Error(source + ": '" + key + "' must be a positive integer, got " + j[key].dump());
+  }
+  return j[key].get<int64_t>();
+}
+
+double get_double(const json& j, const std::string& key, const std::string& source,
+                  double fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  if (!j[key].is_number()) {
+    throw Error(source + ": '" + key + "' must be a number, got " + j[key].dump());
+  }
+  return j[key].get<double>();
+}
+
+bool get_bool(const json& j, const std::string& key, const std::string& source, bool fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  if (!j[key].is_boolean()) {
+    throw Error(source + ": '" + key + "' must be true or false, got " + j[key].dump());
+  }
+  return j[key].get<bool>();
+}
+
+int64_t token_id(const json& j, const std::string& key) {
+  if (!j.contains(key)) return -1;
+  const json& v = j[key];
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_array() && !v.empty() && v[0].is_number_integer()) return v[0].get<int64_t>();
+  return -1;
+}
+
+Architecture architecture_of(const json& j, const std::string& source) {
+  if (!j.contains("architectures")) {
+    if (j.contains("model_type") && j["model_type"].is_string()) {
+      return parse_architecture(j["model_type"].get<std::string>(), source + ": model_type");
+    }
+    throw Error(source +
+                ": missing 'architectures' (expected [\"Qwen2ForCausalLM\"], "
+                "[\"Qwen3ForCausalLM\"] or [\"LlamaForCausalLM\"])");
+  }
+  const json& a = j["architectures"];
+  if (!a.is_array() || a.size() != 1 || !a[0].is_string()) {
+    throw Error(source + ": 'architectures' must be a list of one class name, got " + a.dump());
+  }
+  return parse_architecture(a[0].get<std::string>(), source + ": architectures");
+}
+
+void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
+  json scaling;
+  if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
+    scaling = j["rope_parameters"];
+    c.rope_theta = get_double(scaling, "rope_theta", source + ": rope_parameters", c.rope_theta);
+  }
+  c.rope_theta = get_double(j, "rope_theta", source, c.rope_theta);
+  if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) scaling = j["rope_scaling"];
+  if (scaling.is_null()) return;
+  const std::string where = source + ": rope scaling";
+  std::string type = "default";
+  for (const char* key : {"rope_type", "type"}) {
+    if (scaling.contains(key) && scaling[key].is_string()) type = scaling[key].get<std::string>();
+  }
+  if (type != "default" && type != "linear" && type != "llama3") {
+    throw Error(where + ": rope_type '" + type +
+                "' is not supported (supported: default, linear, llama3)");
+  }
+  c.rope_scaling.type = type;
+  c.rope_scaling.factor = get_double(scaling, "factor", where, 1.0);
+  c.rope_scaling.low_freq_factor = get_double(scaling, "low_freq_factor", where, 1.0);
+  c.rope_scaling.high_freq_factor = get_double(scaling, "high_freq_factor", where, 4.0);
+  if (type == "llama3") {
+    c.rope_scaling.original_max_position_embeddings =
+        get_int(scaling, "original_max_position_embeddings", where);
+    if (c.rope_scaling.high_freq_factor <= c.rope_scaling.low_freq_factor) {
+      throw Error(where + ": high_freq_factor must exceed low_freq_factor");
+    }
+  }
+}
+
+}  // namespace
+
+std::string architecture_class(Architecture a) {
+  switch (a) {
+    case Architecture::qwen2:
+      return "Qwen2ForCausalLM";
+    case Architecture::qwen3:
+      return "Qwen3ForCausalLM";
+    case Architecture::llama:
+      return "LlamaForCausalLM";
+  }
+  return "";
+}
+
+std::string model_type(Architecture a) {
+  switch (a) {
+    case Architecture::qwen2:
+      return "qwen2";
+    case Architecture::qwen3:
+      return "qwen3";
+    case Architecture::llama:
+      return "llama";
+  }
+  return "";
+}
+
+Architecture parse_architecture(const std::string& name, const std::string& where) {
+  for (Architecture a : {Architecture::qwen2, Architecture::qwen3, Architecture::llama}) {
+    if (name == architecture_class(a) || name == model_type(a)) return a;
+  }
+  throw Error(where + ": architecture '" + name +
+              "' is not supported (supported: Qwen2ForCausalLM, Qwen3ForCausalLM, "
+              "LlamaForCausalLM)");
+}
+
+int64_t ModelConfig::num_parameters() const {
+  const int64_t q = num_attention_heads * head_dim;
+  const int64_t kv = num_key_value_heads * head_dim;
+  int64_t layer = hidden_size * q + 2 * hidden_size * kv + q * hidden_size +
+                  3 * hidden_size * intermediate_size + 2 * hidden_size;
+  if (qkv_bias) layer += q + 2 * kv;
+  if (o_bias) layer += hidden_size;
+  if (mlp_bias) layer += 2 * intermediate_size + hidden_size;
+  if (qk_norm) layer += 2 * head_dim;
+  const int64_t embed = vocab_size * hidden_size;
+  return num_hidden_layers * layer + embed * (tie_word_embeddings ? 1 : 2) + hidden_size;
+}
+
+ModelConfig parse_model_config(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw Error(source + ": expected a JSON object");
+  ModelConfig c;
+  c.architecture = architecture_of(j, source);
+  c.vocab_size = get_int(j, "vocab_size", source);
+  c.hidden_size = get_int(j, "hidden_size", source);
+  c.intermediate_size = get_int(j, "intermediate_size", source);
+  c.num_hidden_layers = get_int(j, "num_hidden_layers", source);
+  c.num_attention_heads = get_int(j, "num_attention_heads", source);
+  c.num_key_value_heads = get_int(j, "num_key_value_heads", source, c.num_attention_heads);
+  const int64_t default_head_dim =
+      c.architecture == Architecture::qwen3 ? 128 : c.hidden_size / c.num_attention_heads;
+  c.head_dim = get_int(j, "head_dim", source, default_head_dim);
+  c.max_position_embeddings = get_int(j, "max_position_embeddings", source, 32768);
+  c.rms_norm_eps = get_double(j, "rms_norm_eps", source, 1e-6);
+  if (c.num_attention_heads % c.num_key_value_heads != 0) {
+    throw Error(
+        fmt::format("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}",
+                    source, c.num_attention_heads, c.num_key_value_heads));
+  }
+  if (c.architecture != Architecture::qwen3 && !j.contains("head_dim") &&
+      c.hidden_size % c.num_attention_heads != 0) {
+    throw Error(source + ": hidden_size is not a multiple of num_attention_heads");
+  }
+  if (j.contains("hidden_act") && j["hidden_act"] != "silu") {
+    throw Error(source + ": hidden_act " + j["hidden_act"].dump() + " is not supported (silu)");
+  }
+  if (get_bool(j, "use_sliding_window", source, false)) {
+    throw Error(source + ": use_sliding_window=true is not supported");
+  }
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    for (const auto& t : j["layer_types"]) {
+      if (t != "full_attention") {
+        throw Error(source + ": layer_types entry " + t.dump() +
+                    " is not supported (full_attention only)");
+      }
+    }
+  }
+  parse_rope(j, source, c);
+  const bool attention_bias = get_bool(j, "attention_bias", source, false);
+  c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
+  c.o_bias = c.architecture != Architecture::qwen2 && attention_bias;
+  c.mlp_bias = c.architecture == Architecture::llama && get_bool(j, "mlp_bias", source, false);
+  c.qk_norm = c.architecture == Architecture::qwen3;
+  c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", source, false);
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (j.contains(key) && j[key].is_string()) c.torch_dtype = j[key].get<std::string>();
+  }
+  c.bos_token_id = token_id(j, "bos_token_id");
+  c.eos_token_id = token_id(j, "eos_token_id");
+  return c;
+}
+
+ModelConfig load_model_config(const std::string& path) {
+  std::filesystem::path file(path);
+  if (std::filesystem::is_directory(file)) file /= "config.json";
+  std::ifstream in(file);
+  if (!in) throw Error(file.string() + ": cannot open model config");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  return parse_model_config(j, file.string());
+}
+
+nlohmann::json model_config_to_json(const ModelConfig& c) {
+  json j = {{"architectures", {architecture_class(c.architecture)}},
+            {"model_type", model_type(c.architecture)},
+            {"vocab_size", c.vocab_size},
+            {"hidden_size", c.hidden_size},
+            {"intermediate_size", c.intermediate_size},
+            {"num_hidden_layers", c.num_hidden_layers},
+            {"num_attention_heads", c.num_attention_heads},
+            {"num_key_value_heads", c.num_key_value_heads},
+            {"head_dim", c.head_dim},
+            {"max_position_embeddings", c.max_position_embeddings},
+            {"rms_norm_eps", c.rms_norm_eps},
+            {"rope_theta", c.rope_theta},
+            {"hidden_act", "silu"},
+            {"tie_word_embeddings", c.tie_word_embeddings},
+            {"torch_dtype", c.torch_dtype},
+            {"use_cache", true}};
+  if (c.architecture != Architecture::qwen2) j["attention_bias"] = c.o_bias;
+  if (c.architecture == Architecture::llama) j["mlp_bias"] = c.mlp_bias;
+  if (c.architecture != Architecture::llama) {
+    j["use_sliding_window"] = false;
+    j["sliding_window"] = nullptr;
+    j["max_window_layers"] = c.num_hidden_layers;
+    j["attention_dropout"] = 0.0;
+  }
+  if (c.rope_scaling.type == "default") {
+    j["rope_scaling"] = nullptr;
+  } else {
+    j["rope_scaling"] = {{"rope_type", c.rope_scaling.type}, {"factor", c.rope_scaling.factor}};
+    if (c.rope_scaling.type == "llama3") {
+      j["rope_scaling"]["low_freq_factor"] = c.rope_scaling.low_freq_factor;
+      j["rope_scaling"]["high_freq_factor"] = c.rope_scaling.high_freq_factor;
+      j["rope_scaling"]["original_max_position_embeddings"] =
+          c.rope_scaling.original_max_position_embeddings;
+    }
+  }
+  // transformers 5 reads rope_parameters (4.x ignores it and reads rope_theta/rope_scaling).
+  json params = {{"rope_type", c.rope_scaling.type}, {"rope_theta", c.rope_theta}};
+  if (j["rope_scaling"].is_object()) params.update(j["rope_scaling"]);
+  j["rope_parameters"] = params;
+  if (c.bos_token_id >= 0) j["bos_token_id"] = c.bos_token_id;
+  if (c.eos_token_id >= 0) j["eos_token_id"] = c.eos_token_id;
+  return j;
+}
+
+}  // namespace verlpp::model

@@ -1,0 +1,44 @@
+#include "verlpp/model/presets.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::model {
+
+namespace {
+
+// Qwen/Qwen3-0.6B config.json (tests/fixtures/models/qwen3-0.6b/config.json holds a copy).
+ModelConfig qwen3_0_6b() {
+  ModelConfig c;
+  c.architecture = Architecture::qwen3;
+  c.vocab_size = 151936;
+  c.hidden_size = 1024;
+  c.intermediate_size = 3072;
+  c.num_hidden_layers = 28;
+  c.num_attention_heads = 16;
+  c.num_key_value_heads = 8;
+  c.head_dim = 128;
+  c.max_position_embeddings = 40960;
+  c.rms_norm_eps = 1e-6;
+  c.rope_theta = 1000000.0;
+  c.qk_norm = true;
+  c.tie_word_embeddings = true;
+  c.torch_dtype = "bfloat16";
+  c.bos_token_id = 151643;
+  c.eos_token_id = 151645;
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() { return {"qwen3-0.6b"}; }
+
+ModelConfig preset_config(const std::string& name) {
+  if (name == "qwen3-0.6b") return qwen3_0_6b();
+  throw Error(fmt::format("--preset {}: unknown preset (known: {})", name,
+                          fmt::join(preset_names(), ", ")));
+}
+
+}  // namespace verlpp::model

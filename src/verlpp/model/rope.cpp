@@ -1,0 +1,53 @@
+#include "verlpp/model/rope.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <vector>
+
+namespace verlpp::model {
+
+at::Tensor rope_inv_freq(const ModelConfig& config) {
+  const int64_t half = config.head_dim / 2;
+  // As transformers: 1 / theta^(arange(0, d, 2) / d) evaluated in fp32.
+  const at::Tensor exponent = at::arange(0, config.head_dim, 2, at::kLong).to(at::kFloat) /
+                              static_cast<float>(config.head_dim);
+  at::Tensor inv = 1.0 / at::pow(static_cast<float>(config.rope_theta), exponent);
+  const RopeScaling& s = config.rope_scaling;
+  if (s.type == "linear") return inv / s.factor;
+  if (s.type != "llama3") return inv;
+  const double old_len = static_cast<double>(s.original_max_position_embeddings);
+  const double low_wavelen = old_len / s.low_freq_factor;
+  const double high_wavelen = old_len / s.high_freq_factor;
+  std::vector<float> out(half);
+  const float* f = inv.data_ptr<float>();
+  for (int64_t i = 0; i < half; ++i) {
+    const float wavelen = 2.0f * static_cast<float>(M_PI) / f[i];
+    const float scaled = wavelen > low_wavelen ? f[i] / static_cast<float>(s.factor) : f[i];
+    if (wavelen < high_wavelen || wavelen > low_wavelen) {
+      out[i] = scaled;
+      continue;
+    }
+    const float smooth =
+        (static_cast<float>(old_len) / wavelen - static_cast<float>(s.low_freq_factor)) /
+        static_cast<float>(s.high_freq_factor - s.low_freq_factor);
+    out[i] = (1.0f - smooth) * scaled / static_cast<float>(s.factor) + smooth * scaled;
+  }
+  return at::tensor(out, at::kFloat);
+}
+
+RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
+                       at::ScalarType dtype) {
+  const at::Tensor freqs =
+      positions.to(at::kFloat).unsqueeze(1) * inv_freq.to(positions.device()).unsqueeze(0);
+  const at::Tensor emb = at::cat({freqs, freqs}, /*dim=*/-1);
+  return {emb.cos().to(dtype), emb.sin().to(dtype)};
+}
+
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
+  const int64_t half = x.size(-1) / 2;
+  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  return x * tables.cos.unsqueeze(1) + rotated * tables.sin.unsqueeze(1);
+}
+
+}  // namespace verlpp::model

@@ -1,0 +1,31 @@
+// Rotary position embeddings (Su et al., RoFormer, arXiv:2104.09864) as transformers applies them
+// to Qwen2/Qwen3/Llama: rotate_half over the two halves of head_dim.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include "verlpp/model/model_config.h"
+
+namespace verlpp::model {
+
+// Inverse frequencies [head_dim / 2] fp32 on the CPU: theta^(-2i/head_dim), then
+// "linear": / factor; "llama3" (transformers' _compute_llama3_parameters): wavelengths
+// 2*pi/f longer than original_max / low_freq_factor are divided by factor, shorter than
+// original_max / high_freq_factor kept, and those between interpolated with
+// s = (original_max / wavelength - low) / (high - low): (1 - s) f / factor + s f.
+at::Tensor rope_inv_freq(const ModelConfig& config);
+
+struct RopeTables {
+  at::Tensor cos;  // [tokens, head_dim], the model's dtype and device
+  at::Tensor sin;
+};
+
+// cos/sin of position * inv_freq, the frequencies repeated for both halves. positions: int64
+// [tokens] (any device). Angles computed in fp32, then cast to `dtype`.
+RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
+                       at::ScalarType dtype);
+
+// x [tokens, heads, head_dim] -> x * cos + rotate_half(x) * sin, rotate_half(x) = cat(-x2, x1).
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
+
+}  // namespace verlpp::model

@@ -1,0 +1,64 @@
+// The safetensors file format (https://github.com/huggingface/safetensors): an 8-byte
+// little-endian header length N, N bytes of JSON header {name: {"dtype", "shape",
+// "data_offsets": [begin, end]}, "__metadata__": {string: string}}, then the raw little-endian
+// tensor bytes (offsets relative to the end of the header).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace verlpp::model {
+
+struct TensorInfo {
+  at::ScalarType
+      dtype;  // from "F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL"
+  std::vector<int64_t> shape;  // [] for a scalar
+  uint64_t begin = 0;          // byte offsets into the data section
+  uint64_t end = 0;
+};
+
+// A safetensors file, memory-mapped read-only (copy-on-write private mapping). Tensors returned
+// by tensor() are CPU views of the mapped bytes (a copy when the offset is misaligned for the
+// dtype); they keep the mapping alive. Writing to them never changes the file.
+class SafetensorsFile {
+ public:
+  // Maps and validates the file. Throws verlpp::Error naming the file when it cannot be opened,
+  // the header is truncated or not JSON, or an entry has an unknown dtype, a size that does not
+  // match its shape, or bytes outside the file.
+  explicit SafetensorsFile(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::vector<std::string> names() const;  // sorted
+  bool contains(const std::string& name) const { return infos_.count(name) != 0; }
+  // Throws verlpp::Error naming the tensor and file when absent.
+  const TensorInfo& info(const std::string& name) const;
+  at::Tensor tensor(const std::string& name) const;
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+
+ private:
+  struct Mapping;
+  std::string path_;
+  std::shared_ptr<Mapping> mapping_;
+  const uint8_t* data_ = nullptr;  // start of the data section
+  std::map<std::string, TensorInfo> infos_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// Writes tensors (any device; written as their dtype, contiguous) to `path` in name order, with
+// `metadata` as "__metadata__" ("format": "pt" is added when absent, as transformers expects).
+// The header is padded with spaces to a multiple of 8 bytes. Throws verlpp::Error on an I/O
+// failure, a duplicate name or an unsupported dtype.
+void write_safetensors(const std::string& path,
+                       const std::vector<std::pair<std::string, at::Tensor>>& tensors,
+                       std::map<std::string, std::string> metadata = {});
+
+// The safetensors dtype name of a ScalarType ("BF16", ...); throws verlpp::Error if it has none.
+std::string safetensors_dtype_name(at::ScalarType dtype);
+
+}  // namespace verlpp::model

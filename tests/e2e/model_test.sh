@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `verlpp model init` and `verlpp model score` from the command line: files written, one JSON line
+# per input line with one log-prob per response token, errors naming the file and line.
+# (Values are checked against transformers in the unit tests and tools/check_model_init.py.)
+# Usage: model_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+cd "$2"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/tok"
+echo '{"model": {}}' > "$work/tok/tokenizer.json"
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 32 --intermediate-size 64 --num-hidden-layers 2 \
+      --num-attention-heads 4 --num-key-value-heads 2 --vocab-size 50 --tokenizer "$work/tok" \
+      --output "$work/ckpt" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "model init (exit $rc): $out"
+for f in config.json model.safetensors tokenizer.json; do
+  [ -f "$work/ckpt/$f" ] || fail "model init did not write $f"
+done
+grep -qF '"Qwen3ForCausalLM"' "$work/ckpt/config.json" || fail "config.json lacks the architecture"
+
+printf '%s\n' '{"prompt_ids": [1, 2], "response_ids": [3, 4, 5]}' '' \
+  '{"prompt_ids": [7], "response_ids": [8]}' > "$work/in.jsonl"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "model score (exit $rc): $out"
+[ "$(wc -l <<<"$out")" -eq 2 ] || fail "model score printed $(wc -l <<<"$out") lines, expected 2: $out"
+grep -qE '^\{"logprobs":\[-[0-9.e-]+,-[0-9.e-]+,-[0-9.e-]+\],"sum":-[0-9.e-]+\}$' <<<"$(head -1 <<<"$out")" ||
+  fail "first score line malformed: $out"
+
+printf '%s\n' '{"prompt_ids": [1], "response_ids": [2]}' '{"prompt_ids": [1], "response_ids": [50]}' > "$work/bad.jsonl"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/bad.jsonl" --device cpu 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "bad.jsonl:2: 'response_ids' holds id 50 outside the vocabulary [0, 50)" <<<"$out"; then
+  fail "out-of-vocabulary id (exit $rc): $out"
+fi
+rm "$work/ckpt/model.safetensors"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "neither model.safetensors nor model.safetensors.index.json found" <<<"$out"; then
+  fail "missing weights (exit $rc): $out"
+fi
+out=$("$VERLPP" model init --preset qwen9 --output "$work/x" 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "unknown preset (known: qwen3-0.6b)" <<<"$out"; then
+  fail "unknown preset (exit $rc): $out"
+fi
+exit $((failures > 0))

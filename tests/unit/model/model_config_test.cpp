@@ -1,0 +1,117 @@
+// config.json parsing. Expected values are read off the JSON given in each test (and, for the
+// preset, off the published Qwen3-0.6B config.json in tests/fixtures/models).
+#include "verlpp/model/model_config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model_fixture.h"
+#include "verlpp/core/error.h"
+#include "verlpp/model/presets.h"
+
+namespace verlpp::model {
+namespace {
+
+using nlohmann::json;
+
+json tiny(const std::string& arch) {
+  return {{"architectures", {arch}},  {"vocab_size", 100},      {"hidden_size", 64},
+          {"intermediate_size", 128}, {"num_hidden_layers", 2}, {"num_attention_heads", 4}};
+}
+
+std::string error_of(const json& j) {
+  try {
+    parse_model_config(j, "cfg.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelConfig, Qwen3_0_6bPublishedConfig) {
+  const ModelConfig c =
+      load_model_config(std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/models/qwen3-0.6b");
+  EXPECT_EQ(c.architecture, Architecture::qwen3);
+  EXPECT_EQ(c.head_dim, 128);
+  EXPECT_EQ(c.num_key_value_heads, 8);
+  EXPECT_EQ(c.rope_theta, 1000000.0);
+  EXPECT_EQ(c.rope_scaling.type, "default");
+  EXPECT_TRUE(c.qk_norm);
+  EXPECT_FALSE(c.qkv_bias);
+  EXPECT_TRUE(c.tie_word_embeddings);
+  EXPECT_EQ(c.eos_token_id, 151645);
+  // Qwen3-0.6B: 0.6B parameters (596,049,920 with the tied embedding, from the shapes).
+  EXPECT_EQ(c.num_parameters(), 596049920);
+}
+
+TEST(ModelConfig, PresetMatchesPublishedConfig) {
+  const ModelConfig p = preset_config("qwen3-0.6b");
+  const ModelConfig c =
+      load_model_config(std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/models/qwen3-0.6b");
+  EXPECT_EQ(model_config_to_json(p), model_config_to_json(c));
+  EXPECT_THROW(preset_config("qwen9"), Error);
+}
+
+TEST(ModelConfig, ArchitectureDefaults) {
+  const ModelConfig q2 = parse_model_config(tiny("Qwen2ForCausalLM"), "q2");
+  EXPECT_TRUE(q2.qkv_bias);
+  EXPECT_FALSE(q2.o_bias);
+  EXPECT_FALSE(q2.qk_norm);
+  EXPECT_EQ(q2.head_dim, 16);
+  EXPECT_EQ(q2.num_key_value_heads, 4);
+  const ModelConfig q3 = parse_model_config(tiny("Qwen3ForCausalLM"), "q3");
+  EXPECT_EQ(q3.head_dim, 128);  // Qwen3Config's default head_dim
+  json llama = tiny("LlamaForCausalLM");
+  llama["attention_bias"] = true;
+  llama["mlp_bias"] = true;
+  const ModelConfig l = parse_model_config(llama, "l");
+  EXPECT_TRUE(l.qkv_bias && l.o_bias && l.mlp_bias);
+}
+
+TEST(ModelConfig, RopeInBothTransformersForms) {
+  json v4 = tiny("LlamaForCausalLM");
+  v4["rope_theta"] = 500000.0;
+  v4["rope_scaling"] = {{"rope_type", "llama3"},
+                        {"factor", 8.0},
+                        {"low_freq_factor", 1.0},
+                        {"high_freq_factor", 4.0},
+                        {"original_max_position_embeddings", 8192}};
+  json v5 = tiny("LlamaForCausalLM");
+  v5["rope_parameters"] = v4["rope_scaling"];
+  v5["rope_parameters"]["rope_theta"] = 500000.0;
+  for (const json& j : {v4, v5}) {
+    const ModelConfig c = parse_model_config(j, "x");
+    EXPECT_EQ(c.rope_theta, 500000.0);
+    EXPECT_EQ(c.rope_scaling.type, "llama3");
+    EXPECT_EQ(c.rope_scaling.factor, 8.0);
+    EXPECT_EQ(c.rope_scaling.original_max_position_embeddings, 8192);
+  }
+  const ModelConfig back =
+      parse_model_config(model_config_to_json(parse_model_config(v5, "x")), "y");
+  EXPECT_EQ(back.rope_scaling.high_freq_factor, 4.0);
+}
+
+TEST(ModelConfig, ErrorsNameTheProblem) {
+  EXPECT_NE(error_of(tiny("MistralForCausalLM"))
+                .find("architecture 'MistralForCausalLM' is not supported"),
+            std::string::npos);
+  json j = tiny("Qwen3ForCausalLM");
+  j.erase("hidden_size");
+  EXPECT_NE(error_of(j).find("cfg.json: missing 'hidden_size'"), std::string::npos);
+  j = tiny("Qwen3ForCausalLM");
+  j["num_key_value_heads"] = 3;
+  EXPECT_NE(error_of(j).find("not a multiple of num_key_value_heads 3"), std::string::npos);
+  j = tiny("Qwen3ForCausalLM");
+  j["rope_scaling"] = {{"rope_type", "dynamic"}, {"factor", 2.0}};
+  EXPECT_NE(error_of(j).find("rope_type 'dynamic' is not supported"), std::string::npos);
+  j = tiny("Qwen2ForCausalLM");
+  j["use_sliding_window"] = true;
+  EXPECT_NE(error_of(j).find("use_sliding_window"), std::string::npos);
+  j = tiny("Qwen2ForCausalLM");
+  j["hidden_act"] = "gelu";
+  EXPECT_NE(error_of(j).find("hidden_act \"gelu\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace verlpp::model
