@@ -5,16 +5,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/data/parquet_io.h"
 
 namespace verlpp::data {
 namespace {
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 bool is_blank(const std::string& line) {
   return line.find_first_not_of(" \t\r") == std::string::npos;
@@ -82,11 +78,11 @@ RowFile read_parquet_rows(const std::string& path) {
 
 RowFile read_rows(const std::string& path) {
   RowFile out;
-  if (ends_with(path, ".parquet")) {
+  if (path.ends_with(".parquet")) {
     out = read_parquet_rows(path);
-  } else if (ends_with(path, ".jsonl")) {
+  } else if (path.ends_with(".jsonl")) {
     out = parse_json_lines(path, read_text(path));
-  } else if (ends_with(path, ".json")) {
+  } else if (path.ends_with(".json")) {
     const std::string text = read_text(path);
     const auto first = text.find_first_not_of(" \t\r\n");
     out = first != std::string::npos && text[first] == '[' ? parse_json_array(path, text)
@@ -112,10 +108,12 @@ RowFile read_rows(const std::vector<std::string>& paths) {
 }
 
 void write_jsonl(const std::string& path, const std::vector<Row>& rows) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(fmt::format("{}: cannot write", path));
-  for (const auto& row : rows) out << row.dump() << '\n';
-  if (!out) throw Error(fmt::format("{}: write failed", path));
+  write_atomically(path, [&](const std::filesystem::path& temporary) {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw Error(fmt::format("{}: cannot write", path));
+    for (const auto& row : rows) out << row.dump() << '\n';
+    if (!out) throw Error(fmt::format("{}: write failed", path));
+  });
 }
 
 }  // namespace verlpp::data

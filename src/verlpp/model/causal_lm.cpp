@@ -8,10 +8,10 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/model/attention.h"
 #include "verlpp/model/checkpoint.h"
@@ -345,9 +345,8 @@ void CausalLM::save_pretrained(const std::string& dir, at::ScalarType dtype,
   write_checkpoint(dir, tensors, max_shard_bytes);
   ModelConfig config = impl_->config;
   config.torch_dtype = dtype_name(dtype);
-  std::ofstream out(std::filesystem::path(dir) / "config.json");
-  out << model_config_to_json(config).dump(2) << "\n";
-  if (!out) throw Error(dir + ": cannot write config.json");
+  write_file_atomically(std::filesystem::path(dir) / "config.json",
+                        model_config_to_json(config).dump(2) + "\n");
 }
 
 at::ScalarType parse_dtype(const std::string& name, const std::string& where) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::model {
@@ -118,9 +119,7 @@ void write_checkpoint(const std::string& dir,
     for (const auto& [name, t] : shards[i]) weight_map[name] = file;
   }
   const nlohmann::json index = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};
-  std::ofstream out(fs::path(dir) / kIndex);
-  out << index.dump(2) << "\n";
-  if (!out) throw Error(dir + ": cannot write " + kIndex);
+  write_file_atomically(fs::path(dir) / kIndex, index.dump(2) + "\n");
 }
 
 }  // namespace verlpp::model

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::model {
@@ -178,18 +179,20 @@ void write_safetensors(const std::string& path,
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(path + ": cannot open for writing");
-  uint8_t length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(text.size() >> (8 * i));
-  out.write(reinterpret_cast<const char*>(length), 8);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  for (const auto& [name, t] : sorted) {
-    out.write(static_cast<const char*>(t.data_ptr()),
-              static_cast<std::streamsize>(t.numel() * t.element_size()));
-  }
-  out.close();
-  if (!out) throw Error(path + ": write failed");
+  write_atomically(path, [&](const std::filesystem::path& temporary) {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path + ": cannot open for writing");
+    uint8_t length[8];
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(text.size() >> (8 * i));
+    out.write(reinterpret_cast<const char*>(length), 8);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    for (const auto& [name, t] : sorted) {
+      out.write(static_cast<const char*>(t.data_ptr()),
+                static_cast<std::streamsize>(t.numel() * t.element_size()));
+    }
+    out.close();
+    if (!out) throw Error(path + ": write failed");
+  });
 }
 
 }  // namespace verlpp::model

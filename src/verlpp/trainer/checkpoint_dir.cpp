@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::trainer {
@@ -131,24 +132,6 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   fs::remove_all(replaced, error);
   prune(dir_, max_to_keep);
   return target;
-}
-
-void write_file_atomically(const fs::path& path, const std::string& contents) {
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << contents;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw Error("cannot write " + path.string() + " (disk full or not writable)");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw Error("cannot write " + path.string() + ": " + error.message());
 }
 
 }  // namespace verlpp::trainer

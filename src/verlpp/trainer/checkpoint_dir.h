@@ -40,7 +40,8 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
 // Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
 // moves it to global_step_N (replacing an older folder of that step), updates the tracker, and
 // removes the oldest global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all).
-// A CheckpointWriter destroyed without commit() removes its temporary folder.
+// A CheckpointWriter destroyed without commit() removes its temporary folder. The tracker file is
+// written with verlpp::write_file_atomically (core/atomic_file.h).
 class CheckpointWriter {
  public:
   CheckpointWriter(std::filesystem::path dir, std::int64_t global_step);
@@ -56,9 +57,5 @@ class CheckpointWriter {
   std::int64_t global_step_;
   bool committed_ = false;
 };
-
-// Writes `contents` to `path` through a temporary file in the same folder and a rename.
-// Throws verlpp::Error naming the path on any write failure; the old file is then untouched.
-void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
 }  // namespace verlpp::trainer

@@ -1,14 +1,15 @@
 #include "verlpp/trainer/plot.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_HAVE_CAIRO
 #include <cairo.h>
 #include <fmt/format.h>
-#include <unistd.h>
 #endif
 
 namespace verlpp::trainer {
@@ -95,8 +96,9 @@ void draw_panel(cairo_t* cr, int index, const PlotPanel& panel,
 bool write_metric_plot(const std::filesystem::path& path, const std::vector<StepMetrics>& history,
                        const std::vector<PlotPanel>& panels) {
   const int width = kPanelWidth * static_cast<int>(panels.size());
-  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, kPlotHeight);
-  cairo_t* cr = cairo_create(surface);
+  const std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, kPlotHeight), cairo_surface_destroy);
+  cairo_t* cr = cairo_create(surface.get());
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
@@ -104,15 +106,12 @@ bool write_metric_plot(const std::filesystem::path& path, const std::vector<Step
     draw_panel(cr, static_cast<int>(i), panels[i], history);
   }
   cairo_destroy(cr);
-  const std::string temporary = path.string() + ".tmp" + std::to_string(getpid());
-  const cairo_status_t status = cairo_surface_write_to_png(surface, temporary.c_str());
-  cairo_surface_destroy(surface);
-  std::error_code error;
-  if (status == CAIRO_STATUS_SUCCESS) std::filesystem::rename(temporary, path, error);
-  if (status != CAIRO_STATUS_SUCCESS || error) {
-    std::filesystem::remove(temporary, error);
-    throw Error("plot: cannot write " + path.string() + ": " + cairo_status_to_string(status));
-  }
+  write_atomically(path, [&](const std::filesystem::path& temporary) {
+    const cairo_status_t status = cairo_surface_write_to_png(surface.get(), temporary.c_str());
+    if (status != CAIRO_STATUS_SUCCESS) {
+      throw Error("plot: cannot write " + path.string() + ": " + cairo_status_to_string(status));
+    }
+  });
   return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::trainer {
