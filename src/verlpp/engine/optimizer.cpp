@@ -1,11 +1,11 @@
 #include "verlpp/engine/optimizer.h"
 
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::engine {
@@ -36,16 +36,17 @@ struct Optimizer::Impl {
     }
   }
 
+  // Copies the gradients into the masters and returns their global L2 norm (one host sync).
   double gather_gradients() {
-    double squared = 0;
+    at::Tensor squared = at::zeros({}, masters.front().options().dtype(at::kDouble));
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const at::Tensor& grad = parameters[i].grad();
       at::Tensor master_grad =
           grad.defined() ? grad.detach().to(at::kFloat).clone() : at::zeros_like(masters[i]);
-      squared += master_grad.pow(2).sum().item<double>();
+      squared += master_grad.pow(2).sum().to(at::kDouble);
       masters[i].mutable_grad() = master_grad;
     }
-    return std::sqrt(squared);
+    return std::sqrt(squared.item<double>());
   }
 };
 
@@ -55,6 +56,7 @@ Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& conf
     throw Error("optim.betas: expected two values in [0, 1)");
   }
   if (config.schedule.lr < 0) throw Error("optim.lr: expected a non-negative learning rate");
+  if (parameters.empty()) throw Error("optimizer: the model has no parameters to train");
   impl_ = std::make_unique<Impl>(std::move(parameters), config, total_training_steps);
 }
 
@@ -102,14 +104,13 @@ void Optimizer::save(const std::string& path) const {
     archive.write("master/" + std::to_string(i), impl_->masters[i].detach());
   }
   archive.write("scheduler_step", torch::tensor(impl_->scheduler_step));
-  const std::string temporary = path + ".tmp" + std::to_string(getpid());
-  try {
-    archive.save_to(temporary);
-  } catch (const c10::Error& e) {
-    std::filesystem::remove(temporary);
-    throw Error("cannot write optimizer state " + path + ": " + e.what_without_backtrace());
-  }
-  std::filesystem::rename(temporary, path);
+  write_atomically(path, [&](const std::filesystem::path& temporary) {
+    try {
+      archive.save_to(temporary.string());
+    } catch (const c10::Error& e) {
+      throw Error("cannot write optimizer state " + path + ": " + e.what_without_backtrace());
+    }
+  });
 }
 
 void Optimizer::load(const std::string& path) {

@@ -37,7 +37,7 @@ struct StepResult {
 class Optimizer {
  public:
   // `parameters`: the model's tensors (any floating dtype, requires_grad). Throws verlpp::Error
-  // when betas are outside [0, 1) or lr is negative.
+  // when betas are outside [0, 1), lr is negative or there are no parameters.
   Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
             std::int64_t total_training_steps);
   ~Optimizer();

@@ -17,7 +17,7 @@ struct Response {
   std::optional<std::string> pred;
 };
 
-// uid → variable → responses, per data_source, in first-seen order of uids.
+// uid → variable → responses, per data_source.
 using UidGroups = std::map<std::string, std::map<std::string, std::vector<Response>>>;
 
 std::vector<int> draw_sizes(int n_responses) {
