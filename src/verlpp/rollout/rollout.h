@@ -1,0 +1,53 @@
+// The rollout engine: batched generation from the actor's own weights (no copy, no weight sync),
+// with a KV cache, prefill then decode, and verl's sampling keys (verl.md §8.1:
+// actor_rollout_ref.rollout.{temperature, top_k, top_p, do_sample, ignore_eos, response_length,
+// calculate_log_probs, val_kwargs}).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "verlpp/config/sections.h"
+#include "verlpp/data/batch.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::rollout {
+
+struct SamplingParams {
+  double temperature = 1.0;  // 0 (or do_sample = false) means greedy
+  std::int64_t top_k = -1;   // <= 0: off
+  double top_p = 1.0;        // 1: off
+  bool do_sample = true;
+  bool ignore_eos = false;
+  std::int64_t max_response_length = 0;     // R: response_length
+  std::vector<std::int32_t> eos_token_ids;  // tokenizer eos + generation_config eos (any of them)
+  std::int32_t pad_token_id = 0;
+  bool calculate_log_probs = true;
+};
+
+// The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with
+// the given eos/pad ids. Throws verlpp::Error naming the key for temperature < 0, top_p outside
+// (0, 1] or response_length < 1.
+SamplingParams sampling_params(const config::RolloutConfig& rollout, bool validate,
+                               std::vector<std::int32_t> eos_token_ids, std::int32_t pad_token_id);
+
+// Generates one response per row of `prompts` (the trainer repeats rows for rollout.n).
+// prompts: tensors input_ids, attention_mask, position_ids: int64 [B, P], left-padded (the layout
+// of data::RLHFDataset::collate); any non-tensor fields are carried over unchanged.
+// Returns a Batch with the non-tensor fields of `prompts` and these tensors on the model's device:
+//   prompts           int64 [B, P]      the input_ids as given
+//   responses         int64 [B, R]      right-padded with pad_token_id; an eos that ends a response
+//                                       is part of it
+//   response_mask     int64 [B, R]      1 on response tokens
+//   input_ids         int64 [B, P + R]  prompts then responses
+//   attention_mask    int64 [B, P + R]  prompt mask then response_mask
+//   position_ids      int64 [B, P + R]  prompt positions, then continuing from the last one
+//   rollout_log_probs fp32  [B, R]      log p(token) under softmax(logits / temperature) (before
+//                                       top-k/top-p truncation), 0 at padding; only when
+//                                       calculate_log_probs
+// Finished rows leave the decode batch. Sampling is deterministic for a given (seed, prompts).
+// Throws verlpp::Error for missing or mis-shaped prompt tensors.
+data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
+                               const SamplingParams& params, std::uint64_t seed);
+
+}  // namespace verlpp::rollout

@@ -1,0 +1,25 @@
+// `verlpp ppo`: verl's PPO/GRPO training loop (verl.md §7.2-7.4) in one process: rollout from the
+// actor's weights, old/ref log-probs, rewards, advantages, critic and actor updates, validation,
+// checkpoints, metrics.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "verlpp/config/check.h"
+#include "verlpp/trainer/tracking.h"
+
+namespace verlpp::trainer {
+
+struct PpoRunSummary {
+  std::int64_t last_step = 0;                // global step reached (the resumed one when no step ran)
+  std::optional<Metrics> first_validation;   // val-core/val-aux metrics of the first validation
+  std::optional<Metrics> last_validation;    // ... and of the last one
+  bool interrupted = false;                  // stopped by SIGINT/SIGTERM after saving
+};
+
+// Runs training for a valid configuration (report.valid()). Throws verlpp::Error for bad input
+// (data, checkpoint, model) with the key, file or line and what was expected.
+PpoRunSummary run_ppo(const config::CheckReport& report);
+
+}  // namespace verlpp::trainer
