@@ -31,12 +31,21 @@ ModelConfig qwen3_0_6b() {
   return c;
 }
 
+// Qwen/Qwen3-1.7B config.json: the 0.6B layout with hidden 2048 and intermediate 6144.
+ModelConfig qwen3_1_7b() {
+  ModelConfig c = qwen3_0_6b();
+  c.hidden_size = 2048;
+  c.intermediate_size = 6144;
+  return c;
+}
+
 }  // namespace
 
-std::vector<std::string> preset_names() { return {"qwen3-0.6b"}; }
+std::vector<std::string> preset_names() { return {"qwen3-0.6b", "qwen3-1.7b"}; }
 
 ModelConfig preset_config(const std::string& name) {
   if (name == "qwen3-0.6b") return qwen3_0_6b();
+  if (name == "qwen3-1.7b") return qwen3_1_7b();
   throw Error(fmt::format("--preset {}: unknown preset (known: {})", name,
                           fmt::join(preset_names(), ", ")));
 }
