@@ -114,9 +114,10 @@ verlpp::trainer::DenseDecoderShape shape_of(const verlpp::model::ModelConfig& c)
           c.num_attention_heads, c.num_key_value_heads, c.head_dim};
 }
 
-// One training step (or one log-prob pass) over `batches`.
+// One training step (or one log-prob pass) over `batches`; without `update`, forward and
+// backward only (the gradients are dropped).
 void run_step(verlpp::model::CausalLM& model, verlpp::engine::Optimizer* optimizer,
-              const std::vector<MicroBatch>& batches) {
+              const std::vector<MicroBatch>& batches, bool update = true) {
   for (const MicroBatch& b : batches) {
     const at::Tensor hidden = model.forward_packed(b.input_ids, b.position_ids, b.cu_seqlens);
     const auto lp = verlpp::model::chunked_logprob_entropy(hidden, model.lm_head_weight(),
@@ -126,9 +127,19 @@ void run_step(verlpp::model::CausalLM& model, verlpp::engine::Optimizer* optimiz
     }
   }
   if (optimizer != nullptr) {
-    optimizer->step();
+    if (update) optimizer->step();
     optimizer->zero_grad();
   }
+}
+
+double seconds_per_step(verlpp::model::CausalLM& model, verlpp::engine::Optimizer* optimizer,
+                        const std::vector<MicroBatch>& batches, const Options& o, bool update,
+                        const at::Device& device) {
+  synchronize(device);
+  const auto start = Clock::now();
+  for (std::int64_t i = 0; i < o.steps; ++i) run_step(model, optimizer, batches, update);
+  synchronize(device);
+  return std::chrono::duration<double>(Clock::now() - start).count() / o.steps;
 }
 
 }  // namespace
@@ -156,11 +167,10 @@ int main(int argc, char** argv) try {
     batches.push_back(random_micro_batch(o, config.vocab_size, device));
   }
   for (std::int64_t i = 0; i < o.warmup; ++i) run_step(model, optimizer.get(), batches);
-  synchronize(device);
-  const auto start = Clock::now();
-  for (std::int64_t i = 0; i < o.steps; ++i) run_step(model, optimizer.get(), batches);
-  synchronize(device);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count() / o.steps;
+  const double seconds = seconds_per_step(model, optimizer.get(), batches, o, true, device);
+  const double forward_backward_seconds =
+      o.logprob_only ? seconds
+                     : seconds_per_step(model, optimizer.get(), batches, o, false, device);
 
   std::vector<std::int64_t> seqlens;
   for (const MicroBatch& b : batches)
@@ -173,6 +183,7 @@ int main(int argc, char** argv) try {
   nlohmann::json result = {{"preset", o.preset},
                            {"mode", o.logprob_only ? "logprob" : "train"},
                            {"tokens_per_step", tokens},
+                           {"forward_backward_seconds", forward_backward_seconds},
                            {"seconds_per_step", seconds},
                            {"tokens_per_s", tokens / seconds},
                            {"mfu", mfu},

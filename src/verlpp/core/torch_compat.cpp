@@ -11,18 +11,19 @@
 
 #if TORCH_VERSION_MAJOR >= 2
 #include <ATen/ops/_flash_attention_forward.h>
-#define VERLPP_HAS_FLASH_VARLEN 1
+#include <ATen/ops/_fused_adamw.h>
+#define VERLPP_TORCH2 1
 #else
-#define VERLPP_HAS_FLASH_VARLEN 0
+#define VERLPP_TORCH2 0
 #endif
 
 namespace verlpp::compat {
 
-bool has_flash_attention_varlen() { return VERLPP_HAS_FLASH_VARLEN != 0; }
+bool has_flash_attention_varlen() { return VERLPP_TORCH2 != 0; }
 
 at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale) {
-#if VERLPP_HAS_FLASH_VARLEN
+#if VERLPP_TORCH2
   auto result = at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, max_seqlen,
                                              max_seqlen, 0.0, /*is_causal=*/true,
                                              /*return_debug_mask=*/false, scale);
@@ -30,6 +31,21 @@ at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, cons
 #else
   (void)q, (void)k, (void)v, (void)cu_seqlens, (void)max_seqlen, (void)scale;
   throw Error("flash attention needs LibTorch >= 2.0 with CUDA; this build has " TORCH_VERSION);
+#endif
+}
+
+bool fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                 at::TensorList exp_avg_sqs, at::TensorList state_steps, double lr, double beta1,
+                 double beta2, double weight_decay, double eps) {
+#if VERLPP_TORCH2
+  if (params.empty() || !params[0].is_cuda()) return false;
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, state_steps, lr,
+                    beta1, beta2, weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false);
+  return true;
+#else
+  (void)params, (void)grads, (void)exp_avgs, (void)exp_avg_sqs, (void)state_steps, (void)lr,
+      (void)beta1, (void)beta2, (void)weight_decay, (void)eps;
+  return false;
 #endif
 }
 

@@ -21,6 +21,14 @@ bool has_flash_attention_varlen();
 at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale);
 
+// One AdamW update of fp32 CUDA tensors in one fused kernel (at::_fused_adamw_, PyTorch >= 2.1;
+// torch.optim.AdamW(fused=True) semantics: decoupled weight decay, bias correction with the step
+// counts in `state_steps`, which the caller has already incremented). Returns false without
+// touching anything when this build or these tensors (not CUDA) cannot use it.
+bool fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                 at::TensorList exp_avg_sqs, at::TensorList state_steps, double lr, double beta1,
+                 double beta2, double weight_decay, double eps);
+
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
 // n <= 0 means the number of hardware threads.
 void set_cpu_threads(int n);

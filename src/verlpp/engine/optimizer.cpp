@@ -1,52 +1,88 @@
 #include "verlpp/engine/optimizer.h"
 
-#include <torch/torch.h>
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/model/safetensors.h"
 
 namespace verlpp::engine {
+
+namespace {
+
+constexpr const char* kFormat = "verlpp-adamw-1";
+
+std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> out;
+  for (const auto& t : tensors) out.push_back(at::zeros_like(t));
+  return out;
+}
+
+}  // namespace
 
 struct Optimizer::Impl {
   std::vector<at::Tensor> parameters;  // the model's
   std::vector<at::Tensor> masters;     // fp32 copies, optimised
+  std::vector<at::Tensor> exp_avgs, exp_avg_sqs;
+  std::vector<at::Tensor> state_steps;  // fp32 scalars on the masters' device (fused kernel)
   AdamWConfig config;
   LrSchedule schedule;
   std::int64_t scheduler_step = 0;
-  std::unique_ptr<torch::optim::AdamW> adamw;
+  std::int64_t adam_step = 0;  // updates applied: AdamW's bias-correction step
 
   Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps)
       : parameters(std::move(params)), config(cfg), schedule(cfg.schedule, total_steps) {
-    for (const auto& p : parameters) {
-      masters.push_back(p.detach().to(at::kFloat).clone().set_requires_grad(true));
-    }
-    auto options = torch::optim::AdamWOptions(schedule.lr_at(0))
-                       .betas({cfg.beta1, cfg.beta2})
-                       .eps(cfg.eps)
-                       .weight_decay(cfg.weight_decay);
-    adamw = std::make_unique<torch::optim::AdamW>(masters, options);
+    for (const auto& p : parameters) masters.push_back(p.detach().to(at::kFloat).clone());
+    exp_avgs = zeros_like_all(masters);
+    exp_avg_sqs = zeros_like_all(masters);
+    for (const auto& m : masters) state_steps.push_back(at::zeros({}, m.options()));
   }
 
-  void set_lr(double lr) {
-    for (auto& group : adamw->param_groups()) {
-      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-    }
-  }
-
-  // Copies the gradients into the masters and returns their global L2 norm (one host sync).
-  double gather_gradients() {
-    at::Tensor squared = at::zeros({}, masters.front().options().dtype(at::kDouble));
+  // The parameters' gradients in fp32 (zeros where a parameter got none).
+  std::vector<at::Tensor> master_gradients() const {
+    std::vector<at::Tensor> grads;
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const at::Tensor& grad = parameters[i].grad();
-      at::Tensor master_grad =
-          grad.defined() ? grad.detach().to(at::kFloat).clone() : at::zeros_like(masters[i]);
-      squared += master_grad.pow(2).sum().to(at::kDouble);
-      masters[i].mutable_grad() = master_grad;
+      grads.push_back(grad.defined() ? grad.detach().to(at::kFloat, /*non_blocking=*/false,
+                                                        /*copy=*/true)
+                                     : at::zeros_like(masters[i]));
     }
-    return std::sqrt(squared.item<double>());
+    return grads;
+  }
+
+  // torch.optim.AdamW's update with _foreach kernels (CPU and LibTorch < 2), or the fused CUDA
+  // kernel: p *= 1 − lr·wd; m = β1·m + (1 − β1)·g; v = β2·v + (1 − β2)·g²;
+  // p −= lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + eps).
+  void adamw(const std::vector<at::Tensor>& grads, double lr) {
+    ++adam_step;
+    at::_foreach_add_(state_steps, 1.0);
+    const AdamWConfig& c = config;
+    if (compat::fused_adamw(masters, grads, exp_avgs, exp_avg_sqs, state_steps, lr, c.beta1,
+                            c.beta2, c.weight_decay, c.eps)) {
+      return;
+    }
+    const double t = static_cast<double>(adam_step);
+    const double bias_correction1 = 1.0 - std::pow(c.beta1, t);
+    const double bias_correction2 = 1.0 - std::pow(c.beta2, t);
+    at::_foreach_mul_(masters, 1.0 - lr * c.weight_decay);
+    at::_foreach_mul_(exp_avgs, c.beta1);
+    at::_foreach_add_(exp_avgs, grads, 1.0 - c.beta1);
+    at::_foreach_mul_(exp_avg_sqs, c.beta2);
+    at::_foreach_addcmul_(exp_avg_sqs, grads, grads, 1.0 - c.beta2);
+    std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sqs);
+    at::_foreach_div_(denom, std::sqrt(bias_correction2));
+    at::_foreach_add_(denom, c.eps);
+    at::_foreach_addcdiv_(masters, exp_avgs, denom, -lr / bias_correction1);
+  }
+
+  void copy_masters_to_parameters() {
+    for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(masters[i]);
   }
 };
 
@@ -63,22 +99,20 @@ Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& conf
 Optimizer::~Optimizer() = default;
 
 StepResult Optimizer::step() {
-  torch::NoGradGuard no_grad;
+  c10::AutoGradMode no_grad(false);
   StepResult result;
-  result.grad_norm = impl_->gather_gradients();
+  std::vector<at::Tensor> grads = impl_->master_gradients();
+  // Global L2 norm of all gradients, one host sync.
+  result.grad_norm = at::stack(at::_foreach_norm(grads)).to(at::kDouble).norm().item<double>();
   if (!std::isfinite(result.grad_norm)) {
     zero_grad();
     return result;
   }
   const double clip = impl_->config.clip_grad;
   const double clip_coef = clip / (result.grad_norm + 1e-6);  // torch's clip_grad_norm_
-  if (clip > 0 && clip_coef < 1.0) {
-    for (auto& master : impl_->masters) master.mutable_grad().mul_(clip_coef);
-  }
-  impl_->adamw->step();
-  for (std::size_t i = 0; i < impl_->parameters.size(); ++i) {
-    impl_->parameters[i].copy_(impl_->masters[i]);
-  }
+  if (clip > 0 && clip_coef < 1.0) at::_foreach_mul_(grads, clip_coef);
+  impl_->adamw(grads, lr());
+  impl_->copy_masters_to_parameters();
   result.applied = true;
   return result;
 }
@@ -87,55 +121,82 @@ void Optimizer::zero_grad() {
   for (auto& p : impl_->parameters) {
     if (p.grad().defined()) p.mutable_grad() = at::Tensor();
   }
-  for (auto& m : impl_->masters) m.mutable_grad() = at::Tensor();
 }
 
-void Optimizer::advance_lr() {
-  ++impl_->scheduler_step;
-  impl_->set_lr(impl_->schedule.lr_at(impl_->scheduler_step));
-}
+void Optimizer::advance_lr() { ++impl_->scheduler_step; }
 
 double Optimizer::lr() const { return impl_->schedule.lr_at(impl_->scheduler_step); }
 
 void Optimizer::save(const std::string& path) const {
-  torch::serialize::OutputArchive archive;
-  impl_->adamw->save(archive);
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
   for (std::size_t i = 0; i < impl_->masters.size(); ++i) {
-    archive.write("master/" + std::to_string(i), impl_->masters[i].detach());
+    const std::string n = std::to_string(i);
+    tensors.emplace_back("master." + n, impl_->masters[i]);
+    tensors.emplace_back("exp_avg." + n, impl_->exp_avgs[i]);
+    tensors.emplace_back("exp_avg_sq." + n, impl_->exp_avg_sqs[i]);
   }
-  archive.write("scheduler_step", torch::tensor(impl_->scheduler_step));
+  const std::map<std::string, std::string> metadata = {
+      {"verlpp_format", kFormat},
+      {"adam_step", std::to_string(impl_->adam_step)},
+      {"scheduler_step", std::to_string(impl_->scheduler_step)}};
   write_atomically(path, [&](const std::filesystem::path& temporary) {
-    try {
-      archive.save_to(temporary.string());
-    } catch (const c10::Error& e) {
-      throw Error("cannot write optimizer state " + path + ": " + e.what_without_backtrace());
-    }
+    model::write_safetensors(temporary.string(), tensors, metadata);
   });
 }
 
-void Optimizer::load(const std::string& path) {
-  torch::NoGradGuard no_grad;
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    impl_->adamw->load(archive);
-    for (std::size_t i = 0; i < impl_->masters.size(); ++i) {
-      at::Tensor saved;
-      archive.read("master/" + std::to_string(i), saved);
-      if (!saved.sizes().equals(impl_->masters[i].sizes())) {
-        throw Error("optimizer state " + path + ": parameter " + std::to_string(i) +
-                    " has a different shape than the model's");
-      }
-      impl_->masters[i].copy_(saved);
-      impl_->parameters[i].copy_(saved);
-    }
-    at::Tensor step;
-    archive.read("scheduler_step", step);
-    impl_->scheduler_step = step.item<std::int64_t>();
-    impl_->set_lr(impl_->schedule.lr_at(impl_->scheduler_step));
-  } catch (const c10::Error& e) {
-    throw Error("cannot read optimizer state " + path + ": " + e.what_without_backtrace());
+namespace {
+
+std::int64_t metadata_int(const model::SafetensorsFile& file, const std::string& key) {
+  const auto it = file.metadata().find(key);
+  if (it == file.metadata().end()) {
+    throw Error("optimizer state " + file.path() + ": metadata has no '" + key + "'");
   }
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    throw Error("optimizer state " + file.path() + ": metadata '" + key + "' is not an integer");
+  }
+}
+
+}  // namespace
+
+void Optimizer::load(const std::string& path) {
+  c10::AutoGradMode no_grad(false);
+  if (!std::filesystem::is_regular_file(path)) {
+    throw Error("cannot read optimizer state " + path + ": no such file");
+  }
+  const model::SafetensorsFile file(path);
+  const auto format = file.metadata().find("verlpp_format");
+  if (format == file.metadata().end() || format->second != kFormat) {
+    throw Error("optimizer state " + path + ": not a " + kFormat + " file");
+  }
+  Impl& s = *impl_;
+  const auto restore = [&](const std::string& name, std::size_t i, at::Tensor& into) {
+    if (!file.contains(name)) {
+      throw Error("optimizer state " + path + " has no tensor '" + name +
+                  "' (saved for a model "
+                  "with fewer parameters?)");
+    }
+    const at::Tensor saved = file.tensor(name);
+    if (!saved.sizes().equals(s.masters[i].sizes())) {
+      throw Error("optimizer state " + path + ": parameter " + std::to_string(i) +
+                  " has a different shape than the model's");
+    }
+    into.copy_(saved);
+  };
+  if (file.contains("master." + std::to_string(s.masters.size()))) {
+    throw Error("optimizer state " + path + " holds more parameters than the model has");
+  }
+  for (std::size_t i = 0; i < s.masters.size(); ++i) {
+    const std::string n = std::to_string(i);
+    restore("master." + n, i, s.masters[i]);
+    restore("exp_avg." + n, i, s.exp_avgs[i]);
+    restore("exp_avg_sq." + n, i, s.exp_avg_sqs[i]);
+  }
+  s.adam_step = metadata_int(file, "adam_step");
+  s.scheduler_step = metadata_int(file, "scheduler_step");
+  for (auto& step : s.state_steps) step.fill_(static_cast<double>(s.adam_step));
+  s.copy_masters_to_parameters();
 }
 
 }  // namespace verlpp::engine

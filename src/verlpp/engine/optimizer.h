@@ -6,7 +6,9 @@
 // step(): gradients of the model parameters are copied into fp32, their global L2 norm is taken
 // (the metric grad_norm, before clipping) and clipped to clip_grad; a non-finite norm skips the
 // update (verl zeroes the gradients and does not step); otherwise AdamW updates the masters and
-// the model parameters are overwritten with the masters cast to their dtype. The learning rate
+// the model parameters are overwritten with the masters cast to their dtype. On CUDA with
+// LibTorch >= 2.1 the update is one fused kernel (torch.optim.AdamW(fused=True)); elsewhere
+// _foreach kernels with the same formula. The learning rate
 // follows LrSchedule, advanced once per training step by advance_lr().
 #pragma once
 
@@ -47,9 +49,11 @@ class Optimizer {
   void advance_lr();
   double lr() const;
 
-  // Optimizer state (masters, moments, step counts, scheduler position) to and from a file;
-  // writing goes through a temporary name. load() throws verlpp::Error naming the file when it is
-  // unreadable or its tensors do not match the parameters' shapes.
+  // Optimizer state to and from one safetensors file (fp32 "master.i", "exp_avg.i",
+  // "exp_avg_sq.i" per parameter i; metadata verlpp_format, adam_step, scheduler_step); writing
+  // goes through a temporary name. load() also sets the model parameters from the masters. It
+  // throws verlpp::Error naming the file when it is missing, unreadable, of another format, or
+  // holds other parameter counts or shapes than the model's.
   void save(const std::string& path) const;
   void load(const std::string& path);
 
