@@ -17,4 +17,7 @@ run() {  # name, then the shared arguments
 run train_0.6b --preset qwen3-0.6b
 run train_1.7b --preset qwen3-1.7b
 run logprob_1.7b --preset qwen3-1.7b --logprob-only 1
+cmake --build build -j 16 --target verlpp_train_step_profile >>"$OUT/perf_build.log" 2>&1 &&
+  build/bench/verlpp_train_step_profile --preset qwen3-1.7b --steps 1 --warmup 2 >"$OUT/profile_1.7b.txt" 2>&1
+head -45 "$OUT/profile_1.7b.txt"
 nvidia-smi --query-gpu=name,memory.total --format=csv > "$OUT/gpu.csv"
