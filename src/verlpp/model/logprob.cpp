@@ -82,9 +82,11 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
         const at::Tensor H = -(p * logp).sum(-1, /*keepdim=*/true);
         gz = gz - p * (logp + H) * g_ent.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
       }
-      gz = gz / temperature;
-      grad_hidden.narrow(0, a, n).copy_(at::matmul(gz.to(weight.scalar_type()), weight));
-      grad_weight += at::matmul(gz.t(), h.to(at::kFloat));
+      // Both products in the model dtype (tensor cores for bf16, as autograd through bf16
+      // logits would run them); the weight gradient is summed over chunks in fp32.
+      const at::Tensor gz_model = (gz / temperature).to(weight.scalar_type());
+      grad_hidden.narrow(0, a, n).copy_(at::matmul(gz_model, weight));
+      grad_weight += at::matmul(gz_model.t(), h).to(at::kFloat);
     }
     return {grad_hidden,  grad_weight.to(weight.scalar_type()),
             at::Tensor(), at::Tensor(),
