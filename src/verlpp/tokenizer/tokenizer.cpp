@@ -143,12 +143,12 @@ struct Tokenizer::Impl {
     return out;
   }
 
-  void check_id(std::int32_t id) const {
-    if (id < 0 || id >= static_cast<std::int32_t>(id_bytes.size()) || !id_present[id]) {
-      throw Error("decode: token id " + std::to_string(id) +
-                  " is not in the vocabulary (ids are 0.." +
-                  std::to_string(static_cast<std::int64_t>(id_bytes.size()) - 1) + ")");
-    }
+  // False for an id the vocabulary lacks (HF tokenizers' decode skips those: a model's
+  // embedding is often padded past the tokenizer, e.g. Qwen3's 151936 rows for 151669 ids).
+  // Throws verlpp::Error for a negative id, which no tokenizer has.
+  bool known_id(std::int32_t id) const {
+    if (id < 0) throw Error("decode: token id " + std::to_string(id) + " is negative");
+    return id < static_cast<std::int32_t>(id_bytes.size()) && id_present[id];
   }
 
   Normalizer normalizer;
@@ -239,7 +239,7 @@ std::string Tokenizer::decode_bytes(std::span<const std::int32_t> ids,
                                     bool skip_special_tokens) const {
   std::string bytes;
   for (const std::int32_t id : ids) {
-    impl_->check_id(id);
+    if (!impl_->known_id(id)) continue;
     if (skip_special_tokens && impl_->special[id]) continue;
     bytes += impl_->id_bytes[id];
   }

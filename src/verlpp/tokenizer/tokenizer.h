@@ -72,8 +72,8 @@ class Tokenizer {
 
   // The text of `ids`: token strings joined and mapped back through the byte-level decoder;
   // bytes that are not valid UTF-8 become U+FFFD (HF's from_utf8_lossy). With
-  // skip_special_tokens, added tokens marked special are left out. Throws verlpp::Error for an
-  // id outside [0, vocab_size()).
+  // skip_special_tokens, added tokens marked special are left out. Ids the vocabulary lacks are
+  // skipped, as HF tokenizers does; a negative id throws verlpp::Error.
   std::string decode(std::span<const std::int32_t> ids, bool skip_special_tokens = false) const;
 
   // The raw bytes `ids` stand for (no UTF-8 repair): what StreamDecoder accumulates.
