@@ -65,7 +65,8 @@ grep -qE "^step:[123] - " <<<"$out" && fail "resumed run repeated early steps: $
 
 # The SFT output is a model `verlpp ppo` accepts.
 echo '{"data_source": "verlpp/arithmetic", "prompt": [{"role": "user", "content": "1+1="}], "reward_model": {"ground_truth": "2"}}' > rl.jsonl
-out=$("$VERLPP" check --no-print-config actor_rollout_ref.model.path=ckpt/global_step_5/actor/huggingface \
+out=$("$VERLPP" check --no-print-config actor_rollout_ref.model.path=ckpt/global_step_5/actor/huggingface actor_rollout_ref.rollout.name=vllm \
+      actor_rollout_ref.rollout.tensor_model_parallel_size=1 algorithm.adv_estimator=grpo \
       data.train_files=rl.jsonl data.val_files=rl.jsonl data.train_batch_size=1 \
       actor_rollout_ref.actor.ppo_mini_batch_size=1 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \
       actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 trainer.n_gpus_per_node=1 trainer.device=cpu 2>&1); rc=$?

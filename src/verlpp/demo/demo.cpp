@@ -86,15 +86,12 @@ DemoPaths::DemoPaths(const fs::path& r)
 
 void prepare_demo(const DemoPaths& paths, const DemoSettings& s) {
   reset_folder(paths.root);
-  write_file_atomically(paths.root / kMarker,
-                        R"({"written_by": "verlpp ppo (built-in demo)"
-})"
-                        "\n");
-write_task(paths, s);
-write_char_tokenizer(paths.tokenizer);
-const auto lm = model::CausalLM::random_init(demo_model(s), s.seed, 0.02, at::kFloat);
-lm.save_pretrained(paths.model_init.string(), at::kFloat);
-trainer::copy_tokenizer_files(paths.tokenizer, paths.model_init);
+  write_file_atomically(paths.root / kMarker, "{\"written_by\": \"verlpp ppo (built-in demo)\"}\n");
+  write_task(paths, s);
+  write_char_tokenizer(paths.tokenizer);
+  const auto lm = model::CausalLM::random_init(demo_model(s), s.seed, 0.02, at::kFloat);
+  lm.save_pretrained(paths.model_init.string(), at::kFloat);
+  trainer::copy_tokenizer_files(paths.tokenizer, paths.model_init);
 }
 
 fs::path run_demo_sft(const DemoPaths& paths, const DemoSettings& s) {
@@ -142,6 +139,8 @@ std::vector<std::string> demo_grpo_overrides(const DemoPaths& paths, const fs::p
                                              const DemoSettings& s) {
   std::vector<std::string> o = {
       "algorithm.adv_estimator=grpo",
+      "actor_rollout_ref.rollout.name=vllm",
+      "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
       "data.train_files=" + path_arg(paths.data / "train.jsonl"),
       "data.val_files=" + path_arg(paths.data / "val.jsonl"),
       fmt::format("data.train_batch_size={}", s.grpo_batch_size),

@@ -77,10 +77,11 @@ std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig
   std::int64_t tokens = 0;
   for (const data::SftExample* example : batch) {
     const auto length = static_cast<std::int64_t>(example->input_ids.size());
-    const bool full = d.use_dynamic_bsz ? tokens + length > d.max_token_len_per_gpu
-                                        : static_cast<std::int64_t>(out.back().size()) >=
-                                              d.micro_batch_size_per_gpu;
-    if (out.empty() || (full && !out.back().empty())) {
+    const bool full =
+        !out.empty() && (d.use_dynamic_bsz ? tokens + length > d.max_token_len_per_gpu
+                                           : static_cast<std::int64_t>(out.back().size()) >=
+                                                 d.micro_batch_size_per_gpu);
+    if (out.empty() || full) {
       out.emplace_back();
       tokens = 0;
     }

@@ -10,6 +10,7 @@
 
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
+#include "verlpp/core/error.h"
 #include "verlpp/data/row_reader.h"
 #include "verlpp/demo/arithmetic_task.h"
 #include "verlpp/demo/char_tokenizer.h"
