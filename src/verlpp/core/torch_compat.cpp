@@ -4,6 +4,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 #include <tuple>
 
@@ -34,6 +35,10 @@ at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, cons
 }
 
 void set_cpu_threads(int n) {
+  if (n <= 0) {
+    const char* omp = std::getenv("OMP_NUM_THREADS");
+    n = omp != nullptr ? std::atoi(omp) : 0;
+  }
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(n);
 }

@@ -22,7 +22,7 @@ at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, cons
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale);
 
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
-// n <= 0 means the number of hardware threads.
+// n <= 0 means $OMP_NUM_THREADS when set to a positive number, else the number of hardware threads.
 void set_cpu_threads(int n);
 
 }  // namespace verlpp::compat
