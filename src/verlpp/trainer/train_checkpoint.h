@@ -12,9 +12,8 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
