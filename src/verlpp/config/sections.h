@@ -45,6 +45,12 @@ struct OptimConfig {
   bool zero_indexed_step = true;            // cosine
 };
 
+class Section;
+// The optimizer keys of an optim section (actor/critic optim, the SFT trainer's optim).
+OptimConfig bind_optim(const Section& s);
+// The keys of a model section (verl's hf_model.yaml) that verlpp reads.
+ModelConfig bind_model(const Section& s);
+
 // actor/ref/critic .megatron (verl's McoreEngineConfig) plus the uneven pipeline keys that live in
 // override_transformer_config.
 struct MegatronConfig {
