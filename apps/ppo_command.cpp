@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "config_options.h"
 #include "verlpp/config/check.h"
-#include "verlpp/core/device.h"
+#include "verlpp/trainer/ppo_trainer.h"
 
 namespace verlpp::apps {
 
@@ -21,10 +21,8 @@ Command add_ppo_command(CLI::App& app) {
               std::cout << config::format_report(report);
               return 1;
             }
-            const DeviceKind device = select_device(report.config.trainer.device);
-            std::cerr << "verlpp: configuration valid, device " << device_name(device)
-                      << "; the PPO trainer is not built yet (issue 8), so nothing was trained\n";
-            return 2;
+            trainer::run_ppo(report);
+            return 0;
           }};
 }
 

@@ -100,6 +100,7 @@ FsdpConfig bind_fsdp(const Section& s) {
     f.turbo_expert_parallel_size = distributed.integer("expert_parallel_size");
     f.turbo_ulysses_parallel_size = distributed.integer("ulysses_parallel_size");
   }
+  if (s.has("dtype")) f.dtype = s.opt_string("dtype").value_or("");
   return f;
 }
 
@@ -150,6 +151,10 @@ ActorConfig bind_actor(const Section& s) {
   a.policy_loss.dro_beta = loss.opt_real("dro_beta");
   a.optim = bind_optim(s.child("optim"));
   a.engine = bind_engine(s, "fsdp_config");
+  if (s.has("shuffle")) a.shuffle = s.boolean("shuffle");
+  if (s.has("calculate_entropy")) a.calculate_entropy = s.boolean("calculate_entropy");
+  if (s.has("data_loader_seed")) a.data_loader_seed = s.integer("data_loader_seed");
+  if (s.has("loss_scale_factor")) a.loss_scale_factor = s.opt_real("loss_scale_factor");
   return a;
 }
 
@@ -207,6 +212,13 @@ CriticConfig bind_critic(const Section& s) {
   c.cliprange_value = s.real("cliprange_value");
   c.optim = bind_optim(s.child("optim"));
   c.engine = bind_engine(s, "fsdp");
+  if (s.has("model")) c.model = bind_model(s.child("model"));
+  if (s.has("loss_agg_mode")) c.loss_agg_mode = s.string("loss_agg_mode");
+  if (s.has("ppo_epochs")) c.ppo_epochs = s.integer("ppo_epochs");
+  if (s.has("forward_micro_batch_size_per_gpu")) {
+    c.forward_micro_batch_size_per_gpu = s.opt_integer("forward_micro_batch_size_per_gpu");
+  }
+  if (s.has("loss_scale_factor")) c.loss_scale_factor = s.opt_real("loss_scale_factor");
   return c;
 }
 
@@ -300,6 +312,11 @@ TrainerConfig bind_trainer(const Section& s) {
   const Section v1 = s.child("v1");
   t.v1_trainer_mode = v1.string("trainer_mode");
   t.v1_parameter_sync_step = v1.child("separate_async").integer("parameter_sync_step");
+  if (s.has("val_only")) t.val_only = s.boolean("val_only");
+  if (s.has("max_actor_ckpt_to_keep"))
+    t.max_actor_ckpt_to_keep = s.opt_integer("max_actor_ckpt_to_keep");
+  if (s.has("max_critic_ckpt_to_keep"))
+    t.max_critic_ckpt_to_keep = s.opt_integer("max_critic_ckpt_to_keep");
   return t;
 }
 
