@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "verlpp/config/check.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
 #include "verlpp/demo/demo.h"
 #include "verlpp/reward/arithmetic.h"
 #include "verlpp/trainer/ppo_trainer.h"
@@ -29,6 +31,10 @@ double val_reward(const std::optional<trainer::Metrics>& metrics, const char* wh
 
 DemoResult run_demo(const fs::path& root, const DemoSettings& s) {
   const auto start = std::chrono::steady_clock::now();
+  // The model is tiny: per-operation overhead dominates and a second thread only adds
+  // synchronisation (and collapses when the cores are shared), so one thread unless the user says.
+  ::setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
+  compat::set_cpu_threads(0);
   const DemoPaths paths(root);
   std::cerr << "verlpp demo: writing the task, tokenizer and model into " << paths.root.string()
             << "\n";

@@ -15,6 +15,7 @@
 #include "verlpp/demo/arithmetic_task.h"
 #include "verlpp/demo/char_tokenizer.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/model/score.h"
 #include "verlpp/reward/dispatch.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/sft_trainer.h"
@@ -163,6 +164,65 @@ TEST_F(DemoFolder, SftResumesExactly) {
     EXPECT_TRUE(at::equal(pa[i].second, pb[i].second)) << pa[i].first;
   }
   EXPECT_TRUE(fs::exists(*resumed.last_checkpoint / "actor/huggingface/tokenizer.json"));
+}
+
+}  // namespace
+}  // namespace verlpp::demo
+
+namespace verlpp::demo {
+namespace {
+
+// tests/fixtures/demo/hf_reference.json: what Hugging Face tokenizers/transformers compute on the
+// demo's tokenizer and on a `verlpp model export` folder (tools/check_demo_hf.py, GPU machine).
+nlohmann::json hf_reference() {
+  std::ifstream in(fs::path(VERLPP_SOURCE_DIR) / "tests/fixtures/demo/hf_reference.json");
+  return nlohmann::json::parse(in);
+}
+
+const fs::path kFixture = fs::path(VERLPP_SOURCE_DIR) / "tests/fixtures/demo";
+
+TEST(DemoHf, TokenizerMatchesTokenizersAndTransformers) {
+  const auto ref = hf_reference()["tokenizer"];
+  const auto tok = tokenizer::Tokenizer::from_directory(kFixture / "tokenizer");
+  using Ids = std::vector<std::int32_t>;
+  for (const auto& e : ref["encode"]) {
+    const Ids ids = tok.encode(e["text"].get<std::string>());
+    EXPECT_EQ(ids, e["tokenizers_ids"].get<Ids>()) << e["text"];
+    EXPECT_EQ(ids, e["transformers_ids"].get<Ids>()) << e["text"];
+  }
+  ASSERT_EQ(ref["chat"].size(), 4u);
+  for (const auto& c : ref["chat"]) {
+    tokenizer::ChatTemplateOptions options;
+    options.add_generation_prompt = c["add_generation_prompt"].get<bool>();
+    const auto messages = tokenizer::OrderedJson::parse(c["messages"].dump());
+    EXPECT_EQ(tok.apply_chat_template(messages, options), c["text"].get<std::string>());
+    EXPECT_EQ(tok.encode_chat(messages, options), c["ids"].get<Ids>());
+  }
+  for (const auto& d : ref["decode"]) {
+    const Ids ids = d["ids"].get<Ids>();
+    const bool skip = d["skip_special_tokens"].get<bool>();
+    EXPECT_EQ(tok.decode(ids, skip), d["transformers_text"].get<std::string>());
+    EXPECT_EQ(tok.decode(ids, skip), d["tokenizers_text"].get<std::string>());
+  }
+  EXPECT_EQ(tok.special_tokens().eos_id, ref["eos_token_id"].get<int>());
+  EXPECT_EQ(tok.special_tokens().pad_id, ref["pad_token_id"].get<int>());
+  EXPECT_EQ(tok.vocab_size(), ref["length"].get<int>());
+}
+
+TEST(DemoHf, ExportedModelLoadsInTransformersWithTheSameLogProbs) {
+  const auto ref = hf_reference()["exported"];
+  EXPECT_EQ(ref["architecture"], "Qwen3ForCausalLM");
+  const auto lm = model::CausalLM::from_pretrained((kFixture / "exported").string(), at::kFloat,
+                                                   at::Device(at::kCPU));
+  for (const auto& sequence : ref["sequences"]) {
+    const auto ids = sequence["ids"].get<std::vector<std::int64_t>>();
+    // Score every token after the first: prompt = the first token.
+    const model::ScoreRequest request{{ids.front()}, {ids.begin() + 1, ids.end()}};
+    const auto ours = model::score(lm, {request}, 1.0).front().logprobs;
+    const auto theirs = sequence["logprobs"].get<std::vector<double>>();
+    ASSERT_EQ(ours.size(), theirs.size());
+    for (std::size_t t = 0; t < ours.size(); ++t) EXPECT_NEAR(ours[t], theirs[t], 2e-5) << t;
+  }
 }
 
 }  // namespace
