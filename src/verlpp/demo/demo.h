@@ -28,11 +28,11 @@ struct DemoSettings {
   std::int64_t hidden_size = 64, intermediate_size = 256, num_hidden_layers = 2,
                num_attention_heads = 4, num_key_value_heads = 2;
   // SFT stage.
-  std::int64_t sft_steps = 120, sft_batch_size = 64;
+  std::int64_t sft_steps = 450, sft_batch_size = 64;
   double sft_lr = 3e-3;
   // GRPO stage.
-  std::int64_t grpo_steps = 20, grpo_batch_size = 32, rollout_n = 8;
-  double grpo_lr = 1e-3;
+  std::int64_t grpo_steps = 60, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
+  double grpo_lr = 1e-4;
   // Extra verl overrides appended to the GRPO stage's (key=value).
   std::vector<std::string> grpo_overrides;
 };
