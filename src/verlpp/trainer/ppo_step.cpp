@@ -64,12 +64,28 @@ void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   batch.set_tensor("returns", adv.returns.to(at::kFloat));
 }
 
+// verl's training/rollout_probs_diff_{max,mean,std}: |p_rollout − p_actor| over response tokens,
+// the probabilities of the sampled tokens under the rollout engine and the actor's recompute.
+void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_probs,
+                            Metrics& metrics) {
+  const at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).ne(0);
+  const at::Tensor rollout = batch.tensor("rollout_log_probs").to(at::kCPU, at::kDouble);
+  const at::Tensor diff =
+      (rollout.exp() - old_log_probs.detach().to(at::kCPU, at::kDouble).exp()).abs();
+  const at::Tensor valid = diff.masked_select(mask);
+  if (valid.numel() == 0) return;
+  metrics["training/rollout_probs_diff_max"] = valid.max().item<double>();
+  metrics["training/rollout_probs_diff_mean"] = valid.mean().item<double>();
+  metrics["training/rollout_probs_diff_std"] = valid.numel() > 1 ? valid.std().item<double>() : 0.0;
+}
+
 void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   const engine::LogProbOutput out = ctx.actor->compute_log_prob(batch, true);
   batch.set_tensor("old_log_probs", out.log_probs);
   const at::Tensor mask = batch.tensor("response_mask").to(out.entropy.device());
   metrics["actor/entropy"] =
       algo::agg_loss(out.entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
+  if (batch.has_tensor("rollout_log_probs")) add_rollout_probs_diff(batch, out.log_probs, metrics);
 }
 
 std::vector<std::int64_t> sequence_lengths(const at::Tensor& attention_mask) {
