@@ -1,5 +1,6 @@
-// `verlpp model score` (log-likelihood of given responses) and `verlpp model init` (a random-init
-// Hugging Face checkpoint).
+// `verlpp model score` (log-likelihood of given responses), `verlpp model init` (a random-init
+// Hugging Face checkpoint) and `verlpp model export` (a training checkpoint's actor as an HF
+// folder).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
 #include "verlpp/model/score.h"
+#include "verlpp/trainer/checkpoint_dir.h"
+#include "verlpp/trainer/train_checkpoint.h"
 
 namespace verlpp::apps {
 
@@ -59,21 +62,6 @@ struct InitOptions {
   uint64_t max_shard_bytes = 0;
 };
 
-// Copies the tokenizer files transformers looks for; errors when the directory has none.
-void copy_tokenizer(const std::string& from, const std::string& to) {
-  int copied = 0;
-  for (const char* name : {"tokenizer.json", "tokenizer_config.json", "vocab.json", "merges.txt",
-                           "special_tokens_map.json", "added_tokens.json", "tokenizer.model",
-                           "generation_config.json"}) {
-    const fs::path src = fs::path(from) / name;
-    if (!fs::exists(src)) continue;
-    fs::copy_file(src, fs::path(to) / name, fs::copy_options::overwrite_existing);
-    ++copied;
-  }
-  if (copied == 0)
-    throw Error("--tokenizer " + from + ": no tokenizer files (tokenizer.json, ...)");
-}
-
 int run_init(InitOptions o, const CLI::App& cmd) {
   model::ModelConfig c = o.config;
   if (!o.preset.empty()) {
@@ -99,9 +87,39 @@ int run_init(InitOptions o, const CLI::App& cmd) {
   const at::ScalarType dtype = model::parse_dtype(o.dtype, "--dtype");
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
   lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
-  if (!o.tokenizer.empty()) copy_tokenizer(o.tokenizer, o.output);
+  if (!o.tokenizer.empty()) trainer::copy_tokenizer_files(o.tokenizer, o.output);
   std::cerr << "verlpp: wrote " << model::architecture_class(c.architecture) << " ("
             << c.num_parameters() << " parameters, " << model::dtype_name(dtype) << ") to "
+            << o.output << "\n";
+  return 0;
+}
+
+struct ExportOptions {
+  std::string checkpoint;
+  std::string output;
+  std::string dtype;  // default: the checkpoint's
+};
+
+// The actor of a train checkpoint (global_step_N/actor/huggingface) as an HF folder.
+int run_export(const ExportOptions& o) {
+  const fs::path step_folder(o.checkpoint);
+  if (!trainer::step_of_checkpoint(step_folder)) {
+    throw Error("--checkpoint " + o.checkpoint +
+                ": expected a checkpoint folder named global_step_N (inside "
+                "trainer.default_local_dir)");
+  }
+  const fs::path actor = step_folder / "actor" / "huggingface";
+  if (!fs::is_regular_file(actor / "config.json")) {
+    throw Error("--checkpoint " + o.checkpoint + ": no actor model (" +
+                (actor / "config.json").string() + " is missing)");
+  }
+  const model::ModelConfig stored = model::load_model_config(actor.string());
+  const at::ScalarType dtype =
+      model::parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");
+  const auto lm = model::CausalLM::from_pretrained(actor.string(), dtype, at::Device(at::kCPU));
+  lm.save_pretrained(o.output, dtype);
+  if (fs::exists(actor / "tokenizer.json")) trainer::copy_tokenizer_files(actor, o.output);
+  std::cerr << "verlpp: exported " << actor.string() << " (" << model::dtype_name(dtype) << ") to "
             << o.output << "\n";
   return 0;
 }
@@ -109,7 +127,7 @@ int run_init(InitOptions o, const CLI::App& cmd) {
 }  // namespace
 
 Command add_model_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("model", "model checkpoints: score, init");
+  CLI::App* cmd = app.add_subcommand("model", "model checkpoints: score, init, export");
   cmd->require_subcommand(1);
 
   auto so = std::make_shared<ScoreOptions>();
@@ -151,9 +169,19 @@ Command add_model_command(CLI::App& app) {
   i->add_option("--tokenizer", io->tokenizer, "directory whose tokenizer files are copied in");
   i->add_option("--max-shard-bytes", io->max_shard_bytes, "shard the weights (0: one file)");
 
-  return {cmd, [cmd, s, i, so, io] {
+  auto eo = std::make_shared<ExportOptions>();
+  CLI::App* e = cmd->add_subcommand(
+      "export", "write a training checkpoint's actor as a Hugging Face safetensors folder");
+  e->add_option("--checkpoint", eo->checkpoint, "a global_step_N folder of a verlpp run")
+      ->required();
+  e->add_option("--output", eo->output, "directory to write")->required();
+  e->add_option("--dtype", eo->dtype,
+                "bfloat16, float16 or float32 (default: the checkpoint's dtype)");
+
+  return {cmd, [cmd, s, i, e, so, io, eo] {
             if (s->parsed()) return run_score(*so);
             if (i->parsed()) return run_init(*io, *i);
+            if (e->parsed()) return run_export(*eo);
             return 1;
           }};
 }

@@ -6,7 +6,8 @@
 #include "commands.h"
 #include "config_options.h"
 #include "verlpp/config/check.h"
-#include "verlpp/core/device.h"
+#include "verlpp/demo/demo.h"
+#include "verlpp/trainer/ppo_trainer.h"
 
 namespace verlpp::apps {
 
@@ -15,17 +16,22 @@ Command add_ppo_command(CLI::App& app) {
   CLI::App* ppo = app.add_subcommand("ppo", "PPO/GRPO training (verl's main_ppo)");
   ppo->alias("main_ppo");
   add_config_options(*ppo, *request);
-  return {ppo, [request] {
-            const auto report = config::check_config(*request);
-            if (!report.valid()) {
-              std::cout << config::format_report(report);
-              return 1;
-            }
-            const DeviceKind device = select_device(report.config.trainer.device);
-            std::cerr << "verlpp: configuration valid, device " << device_name(device)
-                      << "; the PPO trainer is not built yet (issue 8), so nothing was trained\n";
-            return 2;
-          }};
+  return {
+      ppo, [ppo, request] {
+        // No config option and no override: the built-in demo (README's first command).
+        if (ppo->count("overrides") + ppo->count("--config-path") + ppo->count("--config-name") ==
+            0) {
+          demo::run_demo("verlpp_demo");
+          return 0;
+        }
+        const auto report = config::check_config(*request);
+        if (!report.valid()) {
+          std::cout << config::format_report(report);
+          return 1;
+        }
+        trainer::run_ppo(report);
+        return 0;
+      }};
 }
 
 }  // namespace verlpp::apps

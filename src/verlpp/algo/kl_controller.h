@@ -25,6 +25,8 @@ class KLController {
  public:
   virtual ~KLController() = default;
   double value() const { return value_; }
+  // Restores a saved coefficient (checkpoint resume).
+  void set_value(double value) { value_ = value; }
   // current_kl: the batch's mean KL; n_steps: the batch size.
   virtual void update(double current_kl, int64_t n_steps) = 0;
 

@@ -1,118 +1,46 @@
 #include "verlpp/config/sections.h"
 
+#include "verlpp/config/section.h"
 #include "verlpp/config/yaml_io.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::config {
+
+OptimConfig bind_optim(const Section& s) {
+  OptimConfig o;
+  o.optimizer = s.string("optimizer");
+  o.lr = s.real("lr");
+  o.weight_decay = s.real("weight_decay");
+  o.clip_grad = s.real("clip_grad");
+  o.lr_warmup_steps_ratio = s.real("lr_warmup_steps_ratio");
+  if (s.has("lr_warmup_steps")) o.lr_warmup_steps = s.opt_integer("lr_warmup_steps").value_or(-1);
+  if (s.has("betas")) o.betas = s.reals("betas");
+  if (s.has("min_lr_ratio")) o.min_lr_ratio = s.opt_real("min_lr_ratio").value_or(0.0);
+  if (s.has("lr_scheduler_type")) o.lr_scheduler_type = s.string("lr_scheduler_type");
+  if (s.has("warmup_style")) o.warmup_style = s.opt_string("warmup_style");
+  if (s.has("num_cycles")) o.num_cycles = s.real("num_cycles");
+  if (s.has("zero_indexed_step")) o.zero_indexed_step = s.boolean("zero_indexed_step");
+  return o;
+}
+
+ModelConfig bind_model(const Section& s) {
+  ModelConfig m;
+  m.path = s.string("path");
+  m.hf_config_path = s.opt_string("hf_config_path");
+  m.tokenizer_path = s.opt_string("tokenizer_path");
+  m.use_remove_padding = s.boolean("use_remove_padding");
+  m.enable_gradient_checkpointing = s.boolean("enable_gradient_checkpointing");
+  m.lora.rank = s.integer("lora_rank");
+  if (s.has("lora")) {
+    const Section lora = s.child("lora");
+    const std::int64_t rank = lora.integer("rank");
+    if (rank > 0) m.lora.rank = rank;
+    m.lora.merge = lora.boolean("merge");
+  }
+  return m;
+}
+
 namespace {
-
-// A map in the tree and its dotted path, with typed, error-reporting getters.
-class Section {
- public:
-  Section(const Node* node, std::string path) : node_(node), path_(std::move(path)) {}
-
-  bool has(const std::string& key) const { return node_->find(key) != nullptr; }
-  Section child(const std::string& key) const {
-    const Node& value = get(key);
-    if (!value.is_map()) fail(key, "expected a map, got " + value.describe());
-    return Section(&value, name(key));
-  }
-  std::int64_t integer(const std::string& key) const { return to_integer(key, get(key)); }
-  std::optional<std::int64_t> opt_integer(const std::string& key) const {
-    const Node& value = get(key);
-    if (value.is_null()) return std::nullopt;
-    return to_integer(key, value);
-  }
-  double real(const std::string& key) const { return to_real(key, get(key)); }
-  std::optional<double> opt_real(const std::string& key) const {
-    const Node& value = get(key);
-    if (value.is_null()) return std::nullopt;
-    return to_real(key, value);
-  }
-  bool boolean(const std::string& key) const {
-    const Node& value = get(key);
-    if (value.kind() != Node::Kind::boolean)
-      fail(key, "expected true or false, got " + value.describe());
-    return value.as_bool();
-  }
-  std::optional<bool> opt_boolean(const std::string& key) const {
-    if (get(key).is_null()) return std::nullopt;
-    return boolean(key);
-  }
-  std::string string(const std::string& key) const {
-    const Node& value = get(key);
-    if (value.kind() != Node::Kind::string) fail(key, "expected a string, got " + value.describe());
-    return value.as_string();
-  }
-  std::optional<std::string> opt_string(const std::string& key) const {
-    if (get(key).is_null()) return std::nullopt;
-    return string(key);
-  }
-  // A string or a list of strings; null gives an empty list.
-  std::vector<std::string> strings(const std::string& key) const {
-    const Node& value = get(key);
-    if (value.is_null()) return {};
-    if (value.kind() == Node::Kind::string) return {value.as_string()};
-    if (!value.is_list())
-      fail(key, "expected a string or a list of strings, got " + value.describe());
-    std::vector<std::string> out;
-    for (const auto& item : value.items()) {
-      if (item.kind() != Node::Kind::string)
-        fail(key, "expected a list of strings, found " + item.describe());
-      out.push_back(item.as_string());
-    }
-    return out;
-  }
-  std::vector<double> reals(const std::string& key) const {
-    const Node& value = get(key);
-    if (!value.is_list()) fail(key, "expected a list of numbers, got " + value.describe());
-    std::vector<double> out;
-    for (const auto& item : value.items()) out.push_back(to_real(key, item));
-    return out;
-  }
-  const Node& node() const { return *node_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
-  const Node& get(const std::string& key) const {
-    const Node* value = node_->find(key);
-    if (value == nullptr) fail(key, "required key is absent (was it deleted with ~?)");
-    if (value->is_missing()) {
-      fail(key, "required value is not set (??? in the defaults); set it, e.g. " + name(key) +
-                    "=<value>");
-    }
-    return *value;
-  }
-
-  std::int64_t to_integer(const std::string& key, const Node& value) const {
-    if (value.kind() == Node::Kind::integer) return value.as_int();
-    if (value.kind() == Node::Kind::string) {
-      const Node typed = plain_scalar(value.as_string());
-      if (typed.kind() == Node::Kind::integer) return typed.as_int();
-    }
-    fail(key, "expected an integer, got " + value.describe());
-  }
-
-  double to_real(const std::string& key, const Node& value) const {
-    if (value.kind() == Node::Kind::real) return value.as_real();
-    if (value.kind() == Node::Kind::integer) return static_cast<double>(value.as_int());
-    if (value.kind() == Node::Kind::string) {
-      const Node typed = plain_scalar(value.as_string());
-      if (typed.kind() == Node::Kind::real) return typed.as_real();
-      if (typed.kind() == Node::Kind::integer) return static_cast<double>(typed.as_int());
-    }
-    fail(key, "expected a number, got " + value.describe());
-  }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw Error(name(key) + ": " + what);
-  }
-
-  const Node* node_;
-  std::string path_;
-};
 
 DataConfig bind_data(const Section& s) {
   DataConfig d;
@@ -133,38 +61,6 @@ DataConfig bind_data(const Section& s) {
   d.filter_overlong_prompts = s.boolean("filter_overlong_prompts");
   d.return_raw_chat = s.boolean("return_raw_chat");
   return d;
-}
-
-ModelConfig bind_model(const Section& s) {
-  ModelConfig m;
-  m.path = s.string("path");
-  m.hf_config_path = s.opt_string("hf_config_path");
-  m.tokenizer_path = s.opt_string("tokenizer_path");
-  m.use_remove_padding = s.boolean("use_remove_padding");
-  m.enable_gradient_checkpointing = s.boolean("enable_gradient_checkpointing");
-  m.lora.rank = s.integer("lora_rank");
-  if (s.has("lora")) {
-    const Section lora = s.child("lora");
-    const std::int64_t rank = lora.integer("rank");
-    if (rank > 0) m.lora.rank = rank;
-    m.lora.merge = lora.boolean("merge");
-  }
-  return m;
-}
-
-OptimConfig bind_optim(const Section& s) {
-  OptimConfig o;
-  o.optimizer = s.string("optimizer");
-  o.lr = s.real("lr");
-  o.weight_decay = s.real("weight_decay");
-  o.clip_grad = s.real("clip_grad");
-  o.lr_warmup_steps_ratio = s.real("lr_warmup_steps_ratio");
-  if (s.has("lr_warmup_steps")) o.lr_warmup_steps = s.opt_integer("lr_warmup_steps").value_or(-1);
-  if (s.has("betas")) o.betas = s.reals("betas");
-  if (s.has("min_lr_ratio")) o.min_lr_ratio = s.opt_real("min_lr_ratio").value_or(0.0);
-  if (s.has("lr_scheduler_type")) o.lr_scheduler_type = s.string("lr_scheduler_type");
-  if (s.has("warmup_style")) o.warmup_style = s.opt_string("warmup_style");
-  return o;
 }
 
 MegatronConfig bind_megatron(const Section& s) {
@@ -204,6 +100,7 @@ FsdpConfig bind_fsdp(const Section& s) {
     f.turbo_expert_parallel_size = distributed.integer("expert_parallel_size");
     f.turbo_ulysses_parallel_size = distributed.integer("ulysses_parallel_size");
   }
+  if (s.has("dtype")) f.dtype = s.opt_string("dtype").value_or("");
   return f;
 }
 
@@ -254,6 +151,10 @@ ActorConfig bind_actor(const Section& s) {
   a.policy_loss.dro_beta = loss.opt_real("dro_beta");
   a.optim = bind_optim(s.child("optim"));
   a.engine = bind_engine(s, "fsdp_config");
+  if (s.has("shuffle")) a.shuffle = s.boolean("shuffle");
+  if (s.has("calculate_entropy")) a.calculate_entropy = s.boolean("calculate_entropy");
+  if (s.has("data_loader_seed")) a.data_loader_seed = s.integer("data_loader_seed");
+  if (s.has("loss_scale_factor")) a.loss_scale_factor = s.opt_real("loss_scale_factor");
   return a;
 }
 
@@ -311,6 +212,13 @@ CriticConfig bind_critic(const Section& s) {
   c.cliprange_value = s.real("cliprange_value");
   c.optim = bind_optim(s.child("optim"));
   c.engine = bind_engine(s, "fsdp");
+  if (s.has("model")) c.model = bind_model(s.child("model"));
+  if (s.has("loss_agg_mode")) c.loss_agg_mode = s.string("loss_agg_mode");
+  if (s.has("ppo_epochs")) c.ppo_epochs = s.integer("ppo_epochs");
+  if (s.has("forward_micro_batch_size_per_gpu")) {
+    c.forward_micro_batch_size_per_gpu = s.opt_integer("forward_micro_batch_size_per_gpu");
+  }
+  if (s.has("loss_scale_factor")) c.loss_scale_factor = s.opt_real("loss_scale_factor");
   return c;
 }
 
@@ -404,6 +312,11 @@ TrainerConfig bind_trainer(const Section& s) {
   const Section v1 = s.child("v1");
   t.v1_trainer_mode = v1.string("trainer_mode");
   t.v1_parameter_sync_step = v1.child("separate_async").integer("parameter_sync_step");
+  if (s.has("val_only")) t.val_only = s.boolean("val_only");
+  if (s.has("max_actor_ckpt_to_keep"))
+    t.max_actor_ckpt_to_keep = s.opt_integer("max_actor_ckpt_to_keep");
+  if (s.has("max_critic_ckpt_to_keep"))
+    t.max_critic_ckpt_to_keep = s.opt_integer("max_critic_ckpt_to_keep");
   return t;
 }
 

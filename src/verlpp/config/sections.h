@@ -41,7 +41,15 @@ struct OptimConfig {
   std::vector<double> betas;
   std::string lr_scheduler_type;            // FSDP optimizer; empty under Megatron
   std::optional<std::string> warmup_style;  // deprecated alias of lr_scheduler_type
+  double num_cycles = 0.5;                  // cosine
+  bool zero_indexed_step = true;            // cosine
 };
+
+class Section;
+// The optimizer keys of an optim section (actor/critic optim, the SFT trainer's optim).
+OptimConfig bind_optim(const Section& s);
+// The keys of a model section (verl's hf_model.yaml) that verlpp reads.
+ModelConfig bind_model(const Section& s);
 
 // actor/ref/critic .megatron (verl's McoreEngineConfig) plus the uneven pipeline keys that live in
 // override_transformer_config.
@@ -61,6 +69,7 @@ struct FsdpConfig {
   std::int64_t fsdp_size = -1, ulysses_sequence_parallel_size = 1;
   std::int64_t turbo_fully_shard_parallel_size = 1, turbo_expert_parallel_size = 1,
                turbo_ulysses_parallel_size = 1;
+  std::string dtype;  // compute dtype (fsdp_config.dtype: bfloat16); empty when absent
 };
 
 // The engine a worker runs on: exactly one of fsdp/megatron is present, as in verl.
@@ -88,6 +97,9 @@ struct ActorConfig {
   PolicyLossConfig policy_loss;
   OptimConfig optim;
   EngineConfig engine;
+  bool shuffle = false, calculate_entropy = false;
+  std::int64_t data_loader_seed = 42;
+  std::optional<double> loss_scale_factor;
 };
 
 struct RefConfig {
@@ -128,6 +140,11 @@ struct CriticConfig {
   double cliprange_value = 0.5;
   OptimConfig optim;
   EngineConfig engine;
+  ModelConfig model;  // critic.model (path of the value model's trunk)
+  std::string loss_agg_mode = "token-mean";
+  std::int64_t ppo_epochs = 1;
+  std::optional<std::int64_t> forward_micro_batch_size_per_gpu;
+  std::optional<double> loss_scale_factor;
 };
 
 struct KlControlConfig {
@@ -187,6 +204,8 @@ struct TrainerConfig {
   bool val_before_train = true, balance_batch = true, use_v1 = true, hybrid_engine = true;
   std::string v1_trainer_mode;
   std::int64_t v1_parameter_sync_step = 1;
+  bool val_only = false;
+  std::optional<std::int64_t> max_actor_ckpt_to_keep, max_critic_ckpt_to_keep;
 };
 
 struct Config {

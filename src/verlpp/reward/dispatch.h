@@ -14,7 +14,8 @@ namespace verlpp::reward {
 
 // verl's default_compute_score for the data sources verlpp implements:
 //   "openai/gsm8k" -> gsm8k_score (strict, format_score 0);
-//   "lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500" -> math_score.
+//   "lighteval/MATH", "DigitalLearningGmbH/MATH-lighteval", "HuggingFaceH4/MATH-500" -> math_score;
+//   "verlpp/arithmetic" (the built-in demo task) -> arithmetic_score.
 // Throws verlpp::Error for any other data_source, naming it, the supported ones, and
 // reward.custom_reward_function as the way to score it. `extra_info` is unused by these scorers.
 ScoreResult default_compute_score(std::string_view data_source, std::string_view solution_str,

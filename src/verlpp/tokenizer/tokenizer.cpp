@@ -50,12 +50,15 @@ std::vector<AddedToken> read_added_tokens(const Json& root, const std::string& w
   return tokens;
 }
 
-void check_decoder(const Json& decoder, const std::string& where) {
+// ByteLevel maps the byte alphabet back to bytes; Fuse (tokenizers' decoders/fuse.rs) joins the
+// token strings as they are, which is what decode does for a vocabulary that is not byte-level.
+void check_decoder(const Json& decoder, bool byte_level, const std::string& where) {
   if (decoder.is_null()) return;
   const std::string type = decoder.is_object() ? decoder.value("type", "") : "";
-  if (type != "ByteLevel") {
-    throw Error(where + ": decoder type '" + type + "' is not supported (supported: ByteLevel)");
-  }
+  if (type == "ByteLevel" || (type == "Fuse" && !byte_level)) return;
+  throw Error(where + ": decoder type '" + type +
+              "' is not supported (supported: ByteLevel, and Fuse without a ByteLevel "
+              "pre-tokenizer)");
 }
 
 }  // namespace
@@ -70,8 +73,8 @@ struct Tokenizer::Impl {
     if (type != "BPE") {
       throw Error(where + ": model type '" + type + "' is not supported (supported: BPE)");
     }
-    check_decoder(root.value("decoder", Json()), where);
     byte_level = pre_tokenizer.byte_level();
+    check_decoder(root.value("decoder", Json()), byte_level, where);
     if (byte_level) model.use_byte_level_alphabet(where);
     build_id_tables();
   }

@@ -12,14 +12,19 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::trainer {
+
+// Copies the tokenizer files transformers reads (tokenizer.json, tokenizer_config.json,
+// vocab.json, merges.txt, special_tokens_map.json, added_tokens.json, tokenizer.model,
+// chat_template.jinja, generation_config.json; those present) from `from` into `to`. Throws
+// verlpp::Error when `from` has none of them or a copy fails.
+void copy_tokenizer_files(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Writes {role_folder}/huggingface/ and {role_folder}/optimizer.bin. tokenizer_dir may be empty.
 // Throws verlpp::Error naming the file on an I/O failure.

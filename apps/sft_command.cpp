@@ -1,0 +1,58 @@
+// `verlpp sft`: supervised fine-tuning with verl's SFT trainer keys (config/sft_trainer.yaml).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "config_options.h"
+#include "verlpp/config/compose.h"
+#include "verlpp/config/sft_sections.h"
+#include "verlpp/trainer/sft_trainer.h"
+
+namespace verlpp::apps {
+namespace {
+
+// Prints the findings; returns whether any is an error.
+bool report_findings(const config::Findings& findings) {
+  bool errors = false;
+  for (const auto& f : findings) {
+    if (f.severity == config::Finding::Severity::notice) {
+      std::cerr << fmt::format("verlpp sft: note: {}: {}\n", f.key, f.message);
+      continue;
+    }
+    errors = true;
+    std::cerr << fmt::format("verlpp sft: ✗ {}: {}\n      fix: {}\n", f.key, f.message, f.fix);
+  }
+  return errors;
+}
+
+int run(const config::ConfigRequest& request) {
+  const config::ComposedConfig composed = config::compose_config(request);
+  const config::SftConfig config = config::bind_sft_config(composed.root);
+  if (report_findings(config::validate_sft_config(config))) return 1;
+  const trainer::SftRunSummary summary = trainer::run_sft(config);
+  std::cout << fmt::format("verlpp sft: finished at step {}", summary.last_step);
+  if (summary.last_train_loss)
+    std::cout << fmt::format(", train/loss {:.4f}", *summary.last_train_loss);
+  if (summary.last_val_loss) std::cout << fmt::format(", val/loss {:.4f}", *summary.last_val_loss);
+  if (summary.last_checkpoint) {
+    std::cout << "; model for `verlpp ppo`: "
+              << (*summary.last_checkpoint / "actor" / "huggingface").string();
+  }
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_sft_command(CLI::App& app) {
+  auto request = std::make_shared<config::ConfigRequest>();
+  request->config_name = "sft_trainer";
+  CLI::App* sft = app.add_subcommand("sft", "supervised fine-tuning (verl's sft_trainer)");
+  add_config_options(*sft, *request);
+  return {sft, [request] { return run(*request); }};
+}
+
+}  // namespace verlpp::apps

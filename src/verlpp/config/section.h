@@ -1,0 +1,124 @@
+// A map of the configuration tree with its dotted path and typed getters whose errors name the
+// key: "data.train_batch_size: expected an integer, got a string 'abc'". Used by the section
+// binders (sections.cpp, sft_sections.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verlpp/config/node.h"
+#include "verlpp/core/error.h"
+
+namespace verlpp::config {
+
+// A map in the tree and its dotted path, with typed, error-reporting getters.
+class Section {
+ public:
+  Section(const Node* node, std::string path) : node_(node), path_(std::move(path)) {}
+
+  bool has(const std::string& key) const { return node_->find(key) != nullptr; }
+  Section child(const std::string& key) const {
+    const Node& value = get(key);
+    if (!value.is_map()) fail(key, "expected a map, got " + value.describe());
+    return Section(&value, name(key));
+  }
+  std::int64_t integer(const std::string& key) const { return to_integer(key, get(key)); }
+  std::optional<std::int64_t> opt_integer(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return std::nullopt;
+    return to_integer(key, value);
+  }
+  double real(const std::string& key) const { return to_real(key, get(key)); }
+  std::optional<double> opt_real(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return std::nullopt;
+    return to_real(key, value);
+  }
+  bool boolean(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.kind() != Node::Kind::boolean)
+      fail(key, "expected true or false, got " + value.describe());
+    return value.as_bool();
+  }
+  std::optional<bool> opt_boolean(const std::string& key) const {
+    if (get(key).is_null()) return std::nullopt;
+    return boolean(key);
+  }
+  std::string string(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.kind() != Node::Kind::string) fail(key, "expected a string, got " + value.describe());
+    return value.as_string();
+  }
+  std::optional<std::string> opt_string(const std::string& key) const {
+    if (get(key).is_null()) return std::nullopt;
+    return string(key);
+  }
+  // A string or a list of strings; null gives an empty list.
+  std::vector<std::string> strings(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return {};
+    if (value.kind() == Node::Kind::string) return {value.as_string()};
+    if (!value.is_list())
+      fail(key, "expected a string or a list of strings, got " + value.describe());
+    std::vector<std::string> out;
+    for (const auto& item : value.items()) {
+      if (item.kind() != Node::Kind::string)
+        fail(key, "expected a list of strings, found " + item.describe());
+      out.push_back(item.as_string());
+    }
+    return out;
+  }
+  std::vector<double> reals(const std::string& key) const {
+    const Node& value = get(key);
+    if (!value.is_list()) fail(key, "expected a list of numbers, got " + value.describe());
+    std::vector<double> out;
+    for (const auto& item : value.items()) out.push_back(to_real(key, item));
+    return out;
+  }
+  const Node& node() const { return *node_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  const Node& get(const std::string& key) const {
+    const Node* value = node_->find(key);
+    if (value == nullptr) fail(key, "required key is absent (was it deleted with ~?)");
+    if (value->is_missing()) {
+      fail(key, "required value is not set (??? in the defaults); set it, e.g. " + name(key) +
+                    "=<value>");
+    }
+    return *value;
+  }
+
+  std::int64_t to_integer(const std::string& key, const Node& value) const {
+    if (value.kind() == Node::Kind::integer) return value.as_int();
+    if (value.kind() == Node::Kind::string) {
+      const Node typed = plain_scalar(value.as_string());
+      if (typed.kind() == Node::Kind::integer) return typed.as_int();
+    }
+    fail(key, "expected an integer, got " + value.describe());
+  }
+
+  double to_real(const std::string& key, const Node& value) const {
+    if (value.kind() == Node::Kind::real) return value.as_real();
+    if (value.kind() == Node::Kind::integer) return static_cast<double>(value.as_int());
+    if (value.kind() == Node::Kind::string) {
+      const Node typed = plain_scalar(value.as_string());
+      if (typed.kind() == Node::Kind::real) return typed.as_real();
+      if (typed.kind() == Node::Kind::integer) return static_cast<double>(typed.as_int());
+    }
+    fail(key, "expected a number, got " + value.describe());
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw Error(name(key) + ": " + what);
+  }
+
+  const Node* node_;
+  std::string path_;
+};
+
+}  // namespace verlpp::config

@@ -1,0 +1,199 @@
+#include "verlpp/config/sft_sections.h"
+
+#include <fmt/format.h>
+
+#include "verlpp/config/section.h"
+
+namespace verlpp::config {
+namespace {
+
+nlohmann::ordered_json to_json(const Node& node) {
+  switch (node.kind()) {
+    case Node::Kind::boolean:
+      return node.as_bool();
+    case Node::Kind::integer:
+      return node.as_int();
+    case Node::Kind::real:
+      return node.as_real();
+    case Node::Kind::string:
+      return node.as_string();
+    case Node::Kind::list: {
+      auto out = nlohmann::ordered_json::array();
+      for (const auto& item : node.items()) out.push_back(to_json(item));
+      return out;
+    }
+    case Node::Kind::map: {
+      auto out = nlohmann::ordered_json::object();
+      for (const auto& [key, value] : node.entries()) out[key] = to_json(value);
+      return out;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+SftDataConfig bind_sft_data(const Section& s) {
+  SftDataConfig d;
+  d.train_files = s.strings("train_files");
+  d.val_files = s.strings("val_files");
+  d.train_batch_size = s.integer("train_batch_size");
+  d.micro_batch_size_per_gpu = s.integer("micro_batch_size_per_gpu");
+  d.max_token_len_per_gpu = s.integer("max_token_len_per_gpu");
+  d.use_dynamic_bsz = s.boolean("use_dynamic_bsz");
+  d.train_max_samples = s.integer("train_max_samples");
+  d.val_max_samples = s.integer("val_max_samples");
+  d.messages_key = s.string("messages_key");
+  d.prompt_key = s.opt_string("prompt_key");
+  d.response_key = s.opt_string("response_key");
+  d.max_length = s.integer("max_length");
+  d.truncation = s.string("truncation");
+  d.pad_mode = s.string("pad_mode");
+  d.ignore_input_ids_mismatch = s.boolean("ignore_input_ids_mismatch");
+  d.apply_chat_template_kwargs = to_json(s.child("apply_chat_template_kwargs").node());
+  return d;
+}
+
+SftTrainerConfig bind_sft_trainer(const Section& s) {
+  SftTrainerConfig t;
+  t.project_name = s.string("project_name");
+  t.experiment_name = s.string("experiment_name");
+  t.default_local_dir = s.string("default_local_dir");
+  t.resume_mode = s.string("resume_mode");
+  t.resume_from_path = s.opt_string("resume_from_path");
+  t.device = s.string("device");
+  t.logger = s.strings("logger");
+  t.total_epochs = s.integer("total_epochs");
+  t.total_training_steps = s.opt_integer("total_training_steps");
+  t.save_freq = s.integer("save_freq");
+  t.test_freq = s.integer("test_freq");
+  t.seed = s.integer("seed");
+  t.max_ckpt_to_keep = s.opt_integer("max_ckpt_to_keep");
+  t.nnodes = s.integer("nnodes");
+  t.n_gpus_per_node = s.integer("n_gpus_per_node");
+  return t;
+}
+
+void check_positive(const std::string& key, std::int64_t value, Findings& out) {
+  if (value < 1) {
+    add_error(out, key, fmt::format("must be at least 1, got {}", value), key + "=1");
+  }
+}
+
+void validate_data(const SftDataConfig& d, Findings& out) {
+  if (d.train_files.empty()) {
+    add_error(out, "data.train_files", "no training file given",
+              "data.train_files=/path/to/train.jsonl");
+  }
+  check_positive("data.train_batch_size", d.train_batch_size, out);
+  check_positive("data.micro_batch_size_per_gpu", d.micro_batch_size_per_gpu, out);
+  check_positive("data.max_length", d.max_length, out);
+  if (d.use_dynamic_bsz && d.max_token_len_per_gpu < d.max_length) {
+    add_error(out, "data.max_token_len_per_gpu",
+              fmt::format("{} is smaller than data.max_length={}: a sequence of max_length tokens "
+                          "would fit in no micro-batch",
+                          d.max_token_len_per_gpu, d.max_length),
+              fmt::format("data.max_token_len_per_gpu={}", d.max_length));
+  }
+  if (d.truncation != "error" && d.truncation != "left" && d.truncation != "right") {
+    add_error(out, "data.truncation",
+              fmt::format("unknown value '{}'; valid: error, left, right", d.truncation),
+              "data.truncation=error");
+  }
+  if (d.pad_mode != "no_padding") {
+    add_error(out, "data.pad_mode",
+              fmt::format("'{}' is not supported; verlpp packs sequences (no_padding)", d.pad_mode),
+              "data.pad_mode=no_padding");
+  }
+  if (d.prompt_key.has_value() != d.response_key.has_value()) {
+    add_error(out, "data.prompt_key/data.response_key",
+              "single-turn rows need both keys (or neither, for data.messages_key rows)",
+              "data.prompt_key=prompt data.response_key=response");
+  }
+  if (!d.apply_chat_template_kwargs.is_object()) {
+    add_error(out, "data.apply_chat_template_kwargs", "expected a map",
+              "data.apply_chat_template_kwargs={}");
+  }
+}
+
+void validate_optim(const OptimConfig& o, Findings& out) {
+  if (o.optimizer != "AdamW") {
+    add_error(out, "optim.optimizer",
+              fmt::format("'{}' is not supported; verlpp trains with AdamW", o.optimizer),
+              "optim.optimizer=AdamW");
+  }
+  if (o.lr < 0) add_error(out, "optim.lr", fmt::format("negative: {}", o.lr), "optim.lr=1e-5");
+  if (o.betas.size() != 2 || o.betas[0] < 0 || o.betas[0] >= 1 || o.betas[1] < 0 ||
+      o.betas[1] >= 1) {
+    add_error(out, "optim.betas", "expected two values in [0, 1)", "optim.betas=[0.9,0.999]");
+  }
+  const std::string scheduler = o.warmup_style.value_or(o.lr_scheduler_type);
+  if (scheduler != "constant" && scheduler != "cosine") {
+    add_error(out, "optim.lr_scheduler_type",
+              fmt::format("unknown value '{}'; valid: constant, cosine", scheduler),
+              "optim.lr_scheduler_type=cosine");
+  }
+  if (o.lr_warmup_steps_ratio < 0 || o.lr_warmup_steps_ratio > 1) {
+    add_error(out, "optim.lr_warmup_steps_ratio",
+              fmt::format("expected a value in [0, 1], got {}", o.lr_warmup_steps_ratio),
+              "optim.lr_warmup_steps_ratio=0.1");
+  }
+}
+
+void validate_trainer(const SftTrainerConfig& t, Findings& out) {
+  check_positive("trainer.total_epochs", t.total_epochs, out);
+  if (t.total_training_steps)
+    check_positive("trainer.total_training_steps", *t.total_training_steps, out);
+  if (t.resume_mode != "auto" && t.resume_mode != "disable" && t.resume_mode != "resume_path") {
+    add_error(out, "trainer.resume_mode",
+              fmt::format("unknown value '{}'; valid: auto, disable, resume_path", t.resume_mode),
+              "trainer.resume_mode=auto");
+  }
+  if (t.resume_mode == "resume_path" && !t.resume_from_path) {
+    add_error(out, "trainer.resume_from_path", "resume_mode=resume_path needs a checkpoint folder",
+              "trainer.resume_from_path=checkpoints/.../global_step_N");
+  }
+  if (t.nnodes * t.n_gpus_per_node != 1) {
+    add_error(
+        out, "trainer.nnodes/trainer.n_gpus_per_node",
+        fmt::format("verlpp sft runs on one device, got {} × {}", t.nnodes, t.n_gpus_per_node),
+        "trainer.nnodes=1 trainer.n_gpus_per_node=1");
+  }
+  if (t.save_freq == 0) {
+    add_error(out, "trainer.save_freq", "0 is not a frequency", "trainer.save_freq=-1");
+  }
+  if (t.test_freq == 0) {
+    add_error(out, "trainer.test_freq", "0 is not a frequency", "trainer.test_freq=-1");
+  }
+}
+
+}  // namespace
+
+SftConfig bind_sft_config(const Node& root) {
+  const Section top(&root, "");
+  SftConfig c;
+  c.data = bind_sft_data(top.child("data"));
+  c.model = bind_model(top.child("model"));
+  c.optim = bind_optim(top.child("optim"));
+  const Section engine = top.child("engine");
+  c.engine_strategy = engine.string("strategy");
+  c.engine_dtype = engine.string("dtype");
+  c.trainer = bind_sft_trainer(top.child("trainer"));
+  return c;
+}
+
+Findings validate_sft_config(const SftConfig& config) {
+  Findings out;
+  validate_data(config.data, out);
+  validate_optim(config.optim, out);
+  validate_trainer(config.trainer, out);
+  if (config.engine_dtype != "bfloat16" && config.engine_dtype != "float16" &&
+      config.engine_dtype != "float32") {
+    add_error(
+        out, "engine.dtype",
+        fmt::format("unknown value '{}'; valid: bfloat16, float16, float32", config.engine_dtype),
+        "engine.dtype=bfloat16");
+  }
+  return out;
+}
+
+}  // namespace verlpp::config

@@ -1,0 +1,60 @@
+// Typed view of `verlpp sft`'s configuration (config/sft_trainer.yaml: verl's
+// sft_trainer_engine.yaml flattened, verl.md §8.2) and its validation. Defaults come from the
+// YAML, never from here.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verlpp/config/finding.h"
+#include "verlpp/config/node.h"
+#include "verlpp/config/sections.h"
+
+namespace verlpp::config {
+
+struct SftDataConfig {
+  std::vector<std::string> train_files, val_files;
+  std::int64_t train_batch_size = 0;          // sequences per optimizer step (global)
+  std::int64_t micro_batch_size_per_gpu = 0;  // sequences per forward/backward (no dynamic bsz)
+  std::int64_t max_token_len_per_gpu = 0;     // token budget per micro-batch (use_dynamic_bsz)
+  bool use_dynamic_bsz = true;
+  std::int64_t train_max_samples = -1, val_max_samples = -1;
+  std::string messages_key;                             // multi-turn rows: chat messages
+  std::optional<std::string> prompt_key, response_key;  // single-turn rows (both set)
+  std::int64_t max_length = 0;                          // tokens per sequence
+  std::string truncation;                               // error | left | right
+  std::string pad_mode;                                 // no_padding (packed sequences)
+  bool ignore_input_ids_mismatch = false;
+  nlohmann::ordered_json apply_chat_template_kwargs;  // an object, given to the chat template
+};
+
+struct SftTrainerConfig {
+  std::string project_name, experiment_name, default_local_dir, resume_mode, device;
+  std::optional<std::string> resume_from_path;
+  std::vector<std::string> logger;
+  std::int64_t total_epochs = 1, save_freq = -1, test_freq = -1, seed = 1, nnodes = 1,
+               n_gpus_per_node = 1;
+  std::optional<std::int64_t> total_training_steps, max_ckpt_to_keep;
+};
+
+struct SftConfig {
+  SftDataConfig data;
+  ModelConfig model;
+  OptimConfig optim;
+  std::string engine_strategy, engine_dtype;  // engine.strategy, engine.dtype (compute dtype)
+  SftTrainerConfig trainer;
+};
+
+// Reads the typed sections from a resolved sft_trainer tree. Throws verlpp::Error naming the key
+// for a value of the wrong type, an absent key, or an unset required value.
+SftConfig bind_sft_config(const Node& root);
+
+// Rule violations as findings (key, what is wrong, one fix): batch sizes, max_length, truncation,
+// pad_mode, prompt_key/response_key set together, optimizer values, save/test frequencies,
+// resume_mode, a single device (nnodes × n_gpus_per_node = 1).
+Findings validate_sft_config(const SftConfig& config);
+
+}  // namespace verlpp::config

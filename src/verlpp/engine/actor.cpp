@@ -1,0 +1,106 @@
+#include "verlpp/engine/actor.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <set>
+#include <utility>
+
+#include "verlpp/engine/metric_accumulator.h"
+
+namespace verlpp::engine {
+namespace {
+
+// Metrics that are partial sums of the mini-batch loss (global-batch normalisation): summed over
+// micro-batches, then averaged over mini-batches.
+const std::set<std::string>& loss_metrics() {
+  static const std::set<std::string> keys{"pg_loss", "entropy_loss", "kl_loss", "loss"};
+  return keys;
+}
+
+std::vector<at::Tensor> parameters_of(model::CausalLM& model) {
+  model.set_requires_grad(true);
+  std::vector<at::Tensor> out;
+  for (auto& [name, tensor] : model.named_parameters()) out.push_back(tensor);
+  return out;
+}
+
+algo::GlobalBatchInfo global_info(const data::Batch& mini, const ActorSettings& settings) {
+  algo::GlobalBatchInfo info;
+  info.batch_num_tokens = mini.tensor("response_mask").ne(0).sum().item<double>();
+  info.global_batch_size = static_cast<double>(mini.size());
+  info.loss_scale_factor = settings.loss_scale_factor;
+  return info;
+}
+
+data::Batch epoch_order(const data::Batch& batch, const ActorSettings& settings,
+                        at::Generator& generator) {
+  if (!settings.shuffle) return batch;
+  const at::Tensor perm = at::randperm(batch.size(), generator, at::TensorOptions(at::kLong));
+  const auto* p = perm.data_ptr<std::int64_t>();
+  return batch.select(std::vector<std::int64_t>(p, p + perm.numel()));
+}
+
+}  // namespace
+
+Actor::Actor(model::CausalLM model, ActorSettings settings, const AdamWConfig& optim,
+             std::int64_t total_training_steps)
+    : model_(std::move(model)),
+      settings_(std::move(settings)),
+      optimizer_(parameters_of(model_), optim, total_training_steps) {}
+
+LogProbOutput Actor::compute_log_prob(const data::Batch& batch, bool with_entropy) const {
+  return engine::compute_log_prob(model_, batch, settings_.log_prob_micro, settings_.forward,
+                                  with_entropy);
+}
+
+algo::Metrics Actor::update_policy(const data::Batch& batch) {
+  MetricAccumulator metrics;
+  const double lr = optimizer_.lr();
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
+      static_cast<std::uint64_t>(settings_.data_loader_seed));
+  for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
+    const data::Batch ordered = epoch_order(batch, settings_, generator);
+    for (const auto& mini : ordered.split(settings_.mini_batch_rows)) {
+      update_mini_batch(mini, metrics);
+    }
+  }
+  optimizer_.advance_lr();
+  algo::Metrics out = metrics.means("actor/");
+  out["actor/lr"] = lr;
+  return out;
+}
+
+void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
+  const algo::GlobalBatchInfo info = global_info(mini, settings_);
+  const bool with_entropy = settings_.calculate_entropy || settings_.loss.entropy_coeff != 0;
+  const auto device = model_.device();
+  algo::Metrics sums;
+  optimizer_.zero_grad();
+  for (const auto& rows :
+       micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro)) {
+    const data::Batch micro = mini.select(rows);
+    const LogProbOutput current = forward_log_prob(model_, micro, settings_.forward, with_entropy);
+    algo::ActorLossInputs in;
+    in.policy.log_prob = current.log_probs;
+    in.policy.old_log_prob = micro.tensor("old_log_probs").to(device);
+    in.policy.advantages = micro.tensor("advantages").to(device);
+    in.policy.response_mask = micro.tensor("response_mask").to(device);
+    if (with_entropy) in.entropy = current.entropy;
+    if (settings_.loss.use_kl_loss) in.ref_log_prob = micro.tensor("ref_log_prob").to(device);
+    algo::PolicyLossResult result = algo::ppo_loss(in, settings_.loss, info);
+    result.loss.backward();
+    result.metrics["loss"] = result.loss.item<double>();
+    for (const auto& [key, value] : result.metrics) {
+      if (loss_metrics().count(key)) {
+        sums[key] += value;
+      } else {
+        metrics.append(key, value);
+      }
+    }
+  }
+  metrics.append_all(sums);
+  metrics.append("grad_norm", optimizer_.step().grad_norm);
+}
+
+}  // namespace verlpp::engine

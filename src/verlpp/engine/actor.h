@@ -1,0 +1,72 @@
+// The actor worker (verl: verl/workers/actor/dp_actor.py DataParallelPPOActor, with the loss and
+// normalisation of verl/workers/utils/losses.py ppo_loss; verl.md §3.4-3.5): old log-prob
+// recomputation and the PPO policy update on one device.
+//
+// update_policy: for each of ppo_epochs passes, the batch is cut into mini-batches of
+// ppo_mini_batch_size × rollout.n rows (shuffled first when actor.shuffle, seeded with
+// data_loader_seed); each mini-batch zeroes the gradients, runs its micro-batches (rows or token
+// budget), backpropagates each micro-batch's loss, normalised with the mini-batch's global counts
+// (valid response tokens, rows) so that the accumulated gradient equals the whole mini-batch's,
+// and takes one optimizer step. The learning-rate schedule advances once per call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "verlpp/algo/actor_loss.h"
+#include "verlpp/algo/metrics.h"
+#include "verlpp/data/batch.h"
+#include "verlpp/engine/log_prob.h"
+#include "verlpp/engine/micro_batches.h"
+#include "verlpp/engine/optimizer.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::engine {
+
+class MetricAccumulator;
+
+struct ActorSettings {
+  ForwardSettings forward;
+  MicroBatching log_prob_micro;  // rollout.log_prob_micro_batch_size_per_gpu / token budget
+  MicroBatching update_micro;    // actor.ppo_micro_batch_size_per_gpu / ppo_max_token_len_per_gpu
+  std::int64_t mini_batch_rows = 1;  // ppo_mini_batch_size × rollout.n
+  std::int64_t ppo_epochs = 1;
+  bool shuffle = false;
+  std::int64_t data_loader_seed = 42;
+  bool calculate_entropy = false;  // entropy in the update even when entropy_coeff is 0
+  algo::ActorLossConfig loss;
+  std::optional<double> loss_scale_factor;
+};
+
+class Actor {
+ public:
+  // Makes the model trainable and builds the optimizer over all its parameters.
+  Actor(model::CausalLM model, ActorSettings settings, const AdamWConfig& optim,
+        std::int64_t total_training_steps);
+
+  model::CausalLM& model() { return model_; }
+  const model::CausalLM& model() const { return model_; }
+  Optimizer& optimizer() { return optimizer_; }
+  const Optimizer& optimizer() const { return optimizer_; }
+  const ActorSettings& settings() const { return settings_; }
+
+  // old_log_prob (and entropy) of every response token, no gradients.
+  LogProbOutput compute_log_prob(const data::Batch& batch, bool with_entropy) const;
+
+  // Needs tensors input_ids, attention_mask, responses, response_mask, old_log_probs, advantages
+  // (and ref_log_prob with use_kl_loss). Returns verl's actor/* metrics: loss-type metrics
+  // (pg_loss, entropy_loss, kl_loss, loss) summed over a mini-batch's micro-batches and averaged
+  // over mini-batches; pg_clipfrac, ppo_kl, pg_clipfrac_lower, kl_coef averaged over
+  // micro-batches; grad_norm averaged over mini-batches; lr the rate this update used.
+  // Throws verlpp::Error for a missing tensor.
+  algo::Metrics update_policy(const data::Batch& batch);
+
+ private:
+  void update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics);
+
+  model::CausalLM model_;
+  ActorSettings settings_;
+  Optimizer optimizer_;
+};
+
+}  // namespace verlpp::engine

@@ -1,0 +1,42 @@
+#include "verlpp/engine/log_prob.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <vector>
+
+#include "verlpp/engine/response_forward.h"
+#include "verlpp/model/logprob.h"
+
+namespace verlpp::engine {
+
+LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
+                               const ForwardSettings& forward, bool with_entropy) {
+  const ResponseHidden where = response_hidden(model, micro, forward.remove_padding);
+  const model::LogProbEntropy scored =
+      model::chunked_logprob_entropy(where.hidden, model.lm_head_weight(), where.targets,
+                                     forward.temperature, with_entropy, forward.chunk_tokens);
+  LogProbOutput out;
+  out.log_probs = scatter_to_grid(scored.logprobs, where);
+  if (with_entropy) out.entropy = scatter_to_grid(scored.entropy, where);
+  return out;
+}
+
+LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& batch,
+                               const MicroBatching& how, const ForwardSettings& forward,
+                               bool with_entropy) {
+  c10::AutoGradMode no_grad(false);
+  std::vector<at::Tensor> log_probs, entropy;
+  for (const auto& rows : micro_batch_indices(batch.tensor("attention_mask"), how)) {
+    const LogProbOutput part = forward_log_prob(model, batch.select(rows), forward, with_entropy);
+    log_probs.push_back(part.log_probs);
+    if (with_entropy) entropy.push_back(part.entropy);
+  }
+  // micro_batch_indices keeps the row order, so concatenation restores the batch.
+  LogProbOutput out;
+  out.log_probs = at::cat(log_probs);
+  if (with_entropy) out.entropy = at::cat(entropy);
+  return out;
+}
+
+}  // namespace verlpp::engine

@@ -1,0 +1,37 @@
+// Per-token log-probabilities (and entropy) of a batch's responses under a model, micro-batch by
+// micro-batch: the actor's old_log_prob pass and the reference policy's ref_log_prob pass (verl:
+// verl/workers/actor/dp_actor.py compute_log_prob; logits divided by the rollout temperature).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "verlpp/data/batch.h"
+#include "verlpp/engine/micro_batches.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::engine {
+
+struct ForwardSettings {
+  bool remove_padding = true;        // actor_rollout_ref.model.use_remove_padding
+  double temperature = 1.0;          // actor_rollout_ref.rollout.temperature
+  std::int64_t chunk_tokens = 1024;  // tokens per [chunk, vocab] logits block
+};
+
+struct LogProbOutput {
+  at::Tensor log_probs;  // fp32 [B, R], 0 where attention_mask[:, P:] is 0
+  at::Tensor entropy;    // fp32 [B, R] (same zeros), undefined unless requested
+};
+
+// One micro-batch, differentiable when grad mode is on (the update pass).
+LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
+                               const ForwardSettings& forward, bool with_entropy);
+
+// The whole batch without gradients, micro-batched by `how`, rows in the batch's order, on the
+// model's device. Throws verlpp::Error for missing or mis-shaped tensors.
+LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& batch,
+                               const MicroBatching& how, const ForwardSettings& forward,
+                               bool with_entropy);
+
+}  // namespace verlpp::engine

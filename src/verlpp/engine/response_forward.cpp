@@ -1,0 +1,82 @@
+#include "verlpp/engine/response_forward.h"
+
+#include <ATen/ATen.h>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::engine {
+namespace {
+
+at::Tensor positions_of(const data::Batch& batch, const at::Tensor& mask) {
+  if (batch.has_tensor("position_ids")) return batch.tensor("position_ids");
+  return (mask.cumsum(1) - 1).clamp_min(0);
+}
+
+// Hidden states of every [row, column] of the padded grid, flattened to [B * L, H] indices through
+// `grid_index` ([B, L] -> row of the returned tensor).
+struct GridHidden {
+  at::Tensor hidden;
+  at::Tensor grid_index;
+};
+
+GridHidden packed_hidden(const model::CausalLM& model, const at::Tensor& ids,
+                         const at::Tensor& mask, const at::Tensor& positions) {
+  const at::Tensor flat_mask = mask.reshape({-1}).to(at::kLong);
+  const at::Tensor tokens = flat_mask.nonzero().reshape({-1});
+  const at::Tensor seqlens = mask.to(at::kLong).sum(1);
+  const at::Tensor cu_seqlens =
+      at::cat({at::zeros({1}, seqlens.options()), seqlens.cumsum(0)}).to(at::kInt);
+  const at::Tensor hidden =
+      model.forward_packed(ids.reshape({-1}).index_select(0, tokens),
+                           positions.reshape({-1}).index_select(0, tokens), cu_seqlens);
+  return {hidden, (flat_mask.cumsum(0) - 1).view(mask.sizes())};
+}
+
+GridHidden padded_hidden(const model::CausalLM& model, const at::Tensor& ids,
+                         const at::Tensor& mask, const at::Tensor& positions) {
+  const at::Tensor hidden = model.forward_padded(ids, mask, positions);
+  const auto rows = ids.size(0), width = ids.size(1);
+  const at::Tensor index =
+      at::arange(rows * width, ids.options().dtype(at::kLong)).view({rows, width});
+  return {hidden.reshape({rows * width, hidden.size(2)}), index};
+}
+
+}  // namespace
+
+ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
+                               bool remove_padding) {
+  const at::Tensor& ids = batch.tensor("input_ids");
+  const at::Tensor& mask = batch.tensor("attention_mask");
+  const at::Tensor& responses = batch.tensor("responses");
+  if (ids.dim() != 2 || mask.sizes() != ids.sizes() || responses.dim() != 2 ||
+      responses.size(1) >= ids.size(1)) {
+    throw Error(
+        "actor forward: expected input_ids and attention_mask [B, P + R] and responses "
+        "[B, R] with P >= 1");
+  }
+  const auto device = model.device();
+  const at::Tensor d_ids = ids.to(device), d_mask = mask.to(device);
+  const at::Tensor positions = positions_of(batch, mask).to(device);
+  const std::int64_t rows = ids.size(0), R = responses.size(1), P = ids.size(1) - R;
+
+  const GridHidden grid = remove_padding ? packed_hidden(model, d_ids, d_mask, positions)
+                                         : padded_hidden(model, d_ids, d_mask, positions);
+  const at::Tensor scored = d_mask.slice(1, P).reshape({-1}).ne(0);
+  const at::Tensor flat_index = scored.nonzero().reshape({-1});
+  const at::Tensor row = flat_index.div(R, "floor"), col = flat_index.remainder(R);
+  const at::Tensor source = grid.grid_index.index({row, col + (P - 1)});
+  ResponseHidden out;
+  out.hidden = grid.hidden.index_select(0, source);
+  out.flat_index = flat_index;
+  out.targets = d_ids.index({row, col + P});
+  out.rows = rows;
+  out.response_length = R;
+  return out;
+}
+
+at::Tensor scatter_to_grid(const at::Tensor& values, const ResponseHidden& where) {
+  const at::Tensor zeros = at::zeros({where.rows * where.response_length}, values.options());
+  return zeros.index_copy(0, where.flat_index, values).view({where.rows, where.response_length});
+}
+
+}  // namespace verlpp::engine

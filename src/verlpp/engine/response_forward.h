@@ -1,0 +1,35 @@
+// The forward pass shared by the actor, the reference policy and the critic: the hidden states that
+// predict each response token. For a batch with prompts of width P and responses of width R, the
+// token at response column t is predicted by the hidden state at column P + t - 1 (verl's actor and
+// critic slice logits[:, P - 1 : P + R - 1]; verl/workers/actor/dp_actor.py, critic/dp_critic.py).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "verlpp/data/batch.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::engine {
+
+struct ResponseHidden {
+  at::Tensor hidden;      // [N, hidden_size] in the model dtype; N = response tokens to score
+  at::Tensor flat_index;  // int64 [N]: row * R + column of each token in the [B, R] response grid
+  at::Tensor targets;     // int64 [N]: the response token ids
+  std::int64_t rows = 0;  // B
+  std::int64_t response_length = 0;  // R
+};
+
+// Reads tensors input_ids, attention_mask ([B, P + R]), responses ([B, R]) and position_ids
+// (optional; cumsum(mask) - 1 when absent). The tokens scored are those with
+// attention_mask[:, P:] != 0. remove_padding selects the packed forward (verl's
+// use_remove_padding: only real tokens go through the model) over the padded one; both give the
+// same values. Throws verlpp::Error for missing or mis-shaped tensors (from Batch).
+ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
+                               bool remove_padding);
+
+// Scatters per-token values [N] (any float dtype, differentiable) into a [B, R] grid of zeros.
+at::Tensor scatter_to_grid(const at::Tensor& values, const ResponseHidden& where);
+
+}  // namespace verlpp::engine

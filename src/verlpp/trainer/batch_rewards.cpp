@@ -1,0 +1,74 @@
+#include "verlpp/trainer/batch_rewards.h"
+
+#include <ATen/ATen.h>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+namespace {
+
+std::string string_field(const nlohmann::json& value, const std::string& what, std::int64_t row) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return value.dump();
+  throw Error("reward: row " + std::to_string(row) + " has no string " + what + " (got " +
+              value.dump() + ")");
+}
+
+std::string ground_truth(const data::Batch& batch, std::int64_t row) {
+  if (!batch.has_non_tensor("reward_model")) {
+    throw Error("reward: the data has no 'reward_model' column with a ground_truth");
+  }
+  const nlohmann::json& rm = batch.non_tensor("reward_model")[static_cast<std::size_t>(row)];
+  if (!rm.is_object() || !rm.contains("ground_truth")) {
+    throw Error("reward: row " + std::to_string(row) + " has no reward_model.ground_truth");
+  }
+  return string_field(rm["ground_truth"], "reward_model.ground_truth", row);
+}
+
+std::vector<reward::RewardItem> reward_items(const data::Batch& batch,
+                                             const tokenizer::Tokenizer& tokenizer,
+                                             const std::string& reward_fn_key) {
+  const at::Tensor responses = batch.tensor("responses").to(at::kCPU).to(at::kInt).contiguous();
+  const at::Tensor lengths = batch.tensor("response_mask").ne(0).sum(1).to(at::kCPU).to(at::kLong);
+  if (!batch.has_non_tensor(reward_fn_key)) {
+    throw Error("reward: the data has no '" + reward_fn_key + "' column (data.reward_fn_key)");
+  }
+  std::vector<reward::RewardItem> items;
+  for (std::int64_t i = 0; i < batch.size(); ++i) {
+    reward::RewardItem item;
+    item.valid_response_length = lengths[i].item<std::int64_t>();
+    const auto* ids = responses[i].data_ptr<std::int32_t>();
+    item.response = tokenizer.decode(
+        std::span<const std::int32_t>(ids, static_cast<std::size_t>(item.valid_response_length)),
+        true);
+    item.data_source = string_field(batch.non_tensor(reward_fn_key)[static_cast<std::size_t>(i)],
+                                    reward_fn_key, i);
+    item.ground_truth = ground_truth(batch, i);
+    if (batch.has_non_tensor("extra_info")) {
+      item.extra_info = batch.non_tensor("extra_info")[static_cast<std::size_t>(i)];
+    }
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+}  // namespace
+
+BatchRewards compute_batch_rewards(const data::Batch& batch, const tokenizer::Tokenizer& tokenizer,
+                                   const reward::RewardSettings& settings,
+                                   const std::string& reward_fn_key) {
+  const reward::Scorer scorer(settings.scorer);
+  const auto items = reward_items(batch, tokenizer, reward_fn_key);
+  reward::RewardOutput out =
+      reward::compute_rewards(settings.manager, scorer, items, batch.tensor("responses").size(1));
+  BatchRewards result;
+  result.token_level_scores = out.reward_tensor;
+  for (const auto& score : out.scores) {
+    result.scores.push_back(score.score);
+    result.extracted.push_back(score.extracted);
+  }
+  result.extra = std::move(out.extra);
+  return result;
+}
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,115 @@
+#include "verlpp/trainer/ppo_context.h"
+
+#include "verlpp/config/layout.h"
+#include "verlpp/core/device.h"
+#include "verlpp/core/error.h"
+#include "verlpp/core/gpu_name.h"
+#include "verlpp/data/prompt_encoding.h"
+#include "verlpp/trainer/ppo_settings.h"
+
+namespace verlpp::trainer {
+namespace {
+
+// transformers' initializer_range default, for the critic's fresh value head.
+constexpr double kValueHeadStd = 0.02;
+constexpr std::uint64_t kValueHeadSeed = 42;
+
+std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
+                                                const std::vector<std::string>& files,
+                                                std::int64_t max_samples, bool shuffle,
+                                                const tokenizer::Tokenizer& tokenizer) {
+  data::RLHFDatasetConfig c;
+  c.files = files;
+  c.prompt_key = d.prompt_key;
+  c.max_prompt_length = d.max_prompt_length;
+  c.filter_overlong_prompts = d.filter_overlong_prompts;
+  c.truncation = data::parse_truncation(d.truncation);
+  c.return_raw_chat = d.return_raw_chat;
+  c.max_samples = max_samples;
+  c.shuffle = shuffle;
+  c.seed = d.seed.value_or(1);
+  return std::make_unique<data::RLHFDataset>(c, tokenizer);
+}
+
+void load_data(PpoContext& ctx) {
+  const config::DataConfig& d = ctx.config.data;
+  if (d.train_files.empty()) throw Error("data.train_files: no training data given");
+  ctx.train_data = make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer);
+  if (!d.val_files.empty()) {
+    ctx.val_data = make_dataset(d, d.val_files, d.val_max_samples, false, *ctx.tokenizer);
+  }
+  data::DataLoaderConfig loader;
+  loader.batch_size = d.gen_batch_size.value_or(d.train_batch_size);
+  loader.shuffle = d.shuffle;
+  loader.seed = d.seed.value_or(1);
+  ctx.loader = std::make_unique<data::StatefulDataLoader>(ctx.train_data->size(), loader);
+  ctx.total_steps = total_training_steps(ctx.config, ctx.loader->batches_per_epoch());
+}
+
+DenseDecoderShape shape_of(const model::ModelConfig& m) {
+  DenseDecoderShape s;
+  s.hidden_size = m.hidden_size;
+  s.intermediate_size = m.intermediate_size;
+  s.vocab_size = m.vocab_size;
+  s.num_hidden_layers = m.num_hidden_layers;
+  s.num_attention_heads = m.num_attention_heads;
+  s.num_key_value_heads = m.num_key_value_heads;
+  s.head_dim = m.head_dim;
+  return s;
+}
+
+void load_models(PpoContext& ctx) {
+  const config::Config& c = ctx.config;
+  const at::ScalarType dtype = compute_dtype(c, ctx.device);
+  model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
+  policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
+  ctx.shape = shape_of(policy.config());
+  ctx.actor = std::make_unique<engine::Actor>(
+      policy, actor_settings(c), adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"),
+      ctx.total_steps);
+  if (config::need_reference_policy(c)) {
+    ctx.ref = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
+    ctx.ref->set_requires_grad(false);
+    ctx.ref_micro = ref_micro_batching(c);
+  }
+  if (config::need_critic(c)) {
+    model::CausalLM trunk =
+        model::CausalLM::from_pretrained(c.critic.model.path, dtype, ctx.device);
+    trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
+    engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
+                                                     kValueHeadSeed, dtype, ctx.device);
+    ctx.critic = std::make_unique<engine::Critic>(trunk, head, critic_settings(c),
+                                                  adamw_config(c.critic.optim, "critic.optim"),
+                                                  ctx.total_steps);
+  }
+}
+
+void make_sampling(PpoContext& ctx) {
+  const tokenizer::SpecialTokens& special = ctx.tokenizer->special_tokens();
+  std::vector<std::int32_t> eos = special.eos_token_ids;
+  if (eos.empty() && special.eos_id) eos.push_back(*special.eos_id);
+  const std::int32_t pad = special.pad_id.value_or(eos.empty() ? 0 : eos.front());
+  ctx.train_sampling = rollout::sampling_params(ctx.config.rollout, false, eos, pad);
+  ctx.val_sampling = rollout::sampling_params(ctx.config.rollout, true, eos, pad);
+}
+
+}  // namespace
+
+PpoContext make_ppo_context(const config::CheckReport& report) {
+  PpoContext ctx;
+  ctx.config = report.config;
+  const DeviceKind kind = select_device(ctx.config.trainer.device);
+  ctx.device = kind == DeviceKind::cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  if (kind == DeviceKind::cuda) ctx.device_name = cuda_device_name(0);
+  ctx.tokenizer_dir = ctx.config.model.tokenizer_path.value_or(ctx.config.model.path);
+  ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
+      tokenizer::Tokenizer::from_directory(ctx.tokenizer_dir));
+  load_data(ctx);
+  load_models(ctx);
+  ctx.kl_ctrl = algo::make_kl_controller(kl_control_config(ctx.config));
+  ctx.reward = reward::reward_settings(report.composed.root);
+  make_sampling(ctx);
+  return ctx;
+}
+
+}  // namespace verlpp::trainer

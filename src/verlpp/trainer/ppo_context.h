@@ -1,0 +1,54 @@
+// Everything a PPO run holds between steps, built from a valid configuration: tokenizer, train and
+// validation datasets, the stateful dataloader, the actor (whose weights the rollout samples from),
+// the frozen reference policy, the critic, the KL controller, the reward settings and the
+// sampling parameters (verl's RayPPOTrainer.__init__ and init_workers, verl.md §7.1-7.3).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "verlpp/algo/kl_controller.h"
+#include "verlpp/config/check.h"
+#include "verlpp/data/dataloader.h"
+#include "verlpp/data/rl_dataset.h"
+#include "verlpp/engine/actor.h"
+#include "verlpp/engine/critic.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/reward/reward_settings.h"
+#include "verlpp/rollout/rollout.h"
+#include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/trainer/flops.h"
+
+namespace verlpp::trainer {
+
+struct PpoContext {
+  config::Config config;
+  at::Device device = at::Device(at::kCPU);
+  std::string tokenizer_dir;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  std::unique_ptr<data::RLHFDataset> train_data;
+  std::unique_ptr<data::RLHFDataset> val_data;  // null without data.val_files
+  std::unique_ptr<data::StatefulDataLoader> loader;
+  std::int64_t total_steps = 0;
+  std::unique_ptr<engine::Actor> actor;
+  std::optional<model::CausalLM> ref;  // when need_reference_policy
+  engine::MicroBatching ref_micro;
+  std::unique_ptr<engine::Critic> critic;  // when need_critic
+  std::unique_ptr<algo::KLController> kl_ctrl;
+  reward::RewardSettings reward;
+  rollout::SamplingParams train_sampling, val_sampling;
+  DenseDecoderShape shape;  // of the actor, for MFU
+  std::string device_name;  // "NVIDIA H200", or "" on the CPU
+};
+
+// Loads the tokenizer (model.tokenizer_path, else model.path), the datasets, the models in the
+// compute dtype on trainer.device, and builds the optimizers with total_training_steps. Throws
+// verlpp::Error for unreadable data or models, a dataset smaller than one batch (naming both
+// numbers), or a configuration the trainer cannot run (naming the key).
+PpoContext make_ppo_context(const config::CheckReport& report);
+
+}  // namespace verlpp::trainer

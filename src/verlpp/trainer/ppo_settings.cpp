@@ -1,0 +1,130 @@
+#include "verlpp/trainer/ppo_settings.h"
+
+#include "verlpp/core/error.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::trainer {
+namespace {
+
+engine::MicroBatching micro(bool dynamic, std::optional<std::int64_t> max_tokens,
+                            std::optional<std::int64_t> per_gpu,
+                            std::optional<std::int64_t> global) {
+  engine::MicroBatching out;
+  if (dynamic) {
+    out.max_tokens = max_tokens;
+  } else {
+    out.rows = per_gpu ? per_gpu : global;
+  }
+  return out;
+}
+
+}  // namespace
+
+engine::AdamWConfig adamw_config(const config::OptimConfig& optim, const std::string& key) {
+  engine::AdamWConfig out;
+  out.schedule.lr = optim.lr;
+  out.schedule.lr_scheduler_type = optim.warmup_style.value_or(
+      optim.lr_scheduler_type.empty() ? "constant" : optim.lr_scheduler_type);
+  out.schedule.lr_warmup_steps = optim.lr_warmup_steps;
+  out.schedule.lr_warmup_steps_ratio = optim.lr_warmup_steps_ratio;
+  out.schedule.min_lr_ratio = optim.min_lr_ratio;
+  out.schedule.num_cycles = optim.num_cycles;
+  out.schedule.zero_indexed_step = optim.zero_indexed_step;
+  out.weight_decay = optim.weight_decay;
+  out.clip_grad = optim.clip_grad;
+  if (!optim.betas.empty()) {
+    if (optim.betas.size() != 2) throw Error(key + ".betas: expected two numbers");
+    out.beta1 = optim.betas[0];
+    out.beta2 = optim.betas[1];
+  }
+  return out;
+}
+
+engine::ActorSettings actor_settings(const config::Config& config) {
+  const config::ActorConfig& a = config.actor;
+  const config::RolloutConfig& r = config.rollout;
+  engine::ActorSettings s;
+  s.forward.remove_padding = config.model.use_remove_padding;
+  s.forward.temperature = r.sampling.temperature > 0 ? r.sampling.temperature : 1.0;
+  s.log_prob_micro = micro(r.log_prob_use_dynamic_bsz, r.log_prob_max_token_len_per_gpu,
+                           r.log_prob_micro_batch_size_per_gpu, r.log_prob_micro_batch_size);
+  s.update_micro = micro(a.use_dynamic_bsz, a.ppo_max_token_len_per_gpu,
+                         a.ppo_micro_batch_size_per_gpu, a.ppo_micro_batch_size);
+  s.mini_batch_rows = a.ppo_mini_batch_size * r.n;
+  s.ppo_epochs = a.ppo_epochs;
+  s.shuffle = a.shuffle;
+  s.data_loader_seed = a.data_loader_seed;
+  s.calculate_entropy = a.calculate_entropy;
+  s.loss_scale_factor = a.loss_scale_factor;
+  s.loss.loss_mode = a.policy_loss.loss_mode;
+  s.loss.policy.clip_ratio = a.clip_ratio;
+  s.loss.policy.clip_ratio_low = a.clip_ratio_low;
+  s.loss.policy.clip_ratio_high = a.clip_ratio_high;
+  s.loss.policy.clip_ratio_c = a.clip_ratio_c;
+  s.loss.policy.clip_cov_ratio = a.policy_loss.clip_cov_ratio;
+  s.loss.policy.kl_cov_ratio = a.policy_loss.kl_cov_ratio;
+  s.loss.policy.dro_beta = a.policy_loss.dro_beta;
+  s.loss.policy.loss_agg_mode = a.loss_agg_mode;
+  s.loss.entropy_coeff = a.entropy_coeff;
+  s.loss.use_kl_loss = a.use_kl_loss;
+  s.loss.kl_loss_coef = a.kl_loss_coef;
+  s.loss.kl_loss_type = a.kl_loss_type;
+  return s;
+}
+
+engine::MicroBatching ref_micro_batching(const config::Config& config) {
+  const config::RefConfig& ref = config.ref;
+  if (ref.log_prob_use_dynamic_bsz || ref.log_prob_micro_batch_size_per_gpu ||
+      ref.log_prob_micro_batch_size) {
+    return micro(ref.log_prob_use_dynamic_bsz, ref.log_prob_max_token_len_per_gpu,
+                 ref.log_prob_micro_batch_size_per_gpu, ref.log_prob_micro_batch_size);
+  }
+  return actor_settings(config).log_prob_micro;
+}
+
+engine::CriticSettings critic_settings(const config::Config& config) {
+  const config::CriticConfig& c = config.critic;
+  engine::CriticSettings s;
+  s.remove_padding = c.model.use_remove_padding;
+  s.forward_micro = micro(c.use_dynamic_bsz, c.ppo_max_token_len_per_gpu,
+                          c.forward_micro_batch_size_per_gpu, c.ppo_micro_batch_size_per_gpu);
+  s.update_micro = micro(c.use_dynamic_bsz, c.ppo_max_token_len_per_gpu,
+                         c.ppo_micro_batch_size_per_gpu, c.ppo_micro_batch_size);
+  s.mini_batch_rows = c.ppo_mini_batch_size * config.rollout.n;
+  s.ppo_epochs = c.ppo_epochs;
+  s.cliprange_value = c.cliprange_value;
+  s.loss_agg_mode = c.loss_agg_mode;
+  s.loss_scale_factor = c.loss_scale_factor;
+  return s;
+}
+
+algo::AdvantageConfig advantage_config(const config::Config& config) {
+  algo::AdvantageConfig out;
+  out.gamma = config.algorithm.gamma;
+  out.lam = config.algorithm.lam;
+  out.norm_adv_by_std_in_grpo = config.algorithm.norm_adv_by_std_in_grpo;
+  return out;
+}
+
+algo::KLControlConfig kl_control_config(const config::Config& config) {
+  algo::KLControlConfig out;
+  out.type = config.algorithm.kl_ctrl.type;
+  out.kl_coef = config.algorithm.kl_ctrl.kl_coef;
+  out.horizon = static_cast<double>(config.algorithm.kl_ctrl.horizon);
+  out.target_kl = config.algorithm.kl_ctrl.target_kl;
+  return out;
+}
+
+std::int64_t total_training_steps(const config::Config& config, std::int64_t batches_per_epoch) {
+  if (config.trainer.total_training_steps) return *config.trainer.total_training_steps;
+  return batches_per_epoch * config.trainer.total_epochs;
+}
+
+at::ScalarType compute_dtype(const config::Config& config, const at::Device& device) {
+  if (!device.is_cuda()) return at::kFloat;
+  const auto& fsdp = config.actor.engine.fsdp;
+  const std::string name = fsdp && !fsdp->dtype.empty() ? fsdp->dtype : "bfloat16";
+  return model::parse_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype");
+}
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,43 @@
+// The engine and algorithm settings of a PPO run, read from the typed configuration (verl's keys;
+// verl.md §1.5-1.9, §3.5).
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+
+#include "verlpp/algo/advantage.h"
+#include "verlpp/algo/kl_controller.h"
+#include "verlpp/config/sections.h"
+#include "verlpp/engine/actor.h"
+#include "verlpp/engine/critic.h"
+#include "verlpp/engine/optimizer.h"
+
+namespace verlpp::trainer {
+
+// optim.{lr, weight_decay, betas, clip_grad, lr_warmup_steps(_ratio), lr_scheduler_type (or the
+// deprecated warmup_style), min_lr_ratio, num_cycles, zero_indexed_step}. Throws verlpp::Error
+// naming `key` when betas is not a pair.
+engine::AdamWConfig adamw_config(const config::OptimConfig& optim, const std::string& key);
+
+// actor.*, rollout.{temperature, n, log_prob_*} and model.use_remove_padding.
+engine::ActorSettings actor_settings(const config::Config& config);
+
+// ref.log_prob_* micro-batching (else the rollout's), same forward settings as the actor.
+engine::MicroBatching ref_micro_batching(const config::Config& config);
+
+// critic.* (mini-batch rows = critic.ppo_mini_batch_size × rollout.n).
+engine::CriticSettings critic_settings(const config::Config& config);
+
+algo::AdvantageConfig advantage_config(const config::Config& config);
+algo::KLControlConfig kl_control_config(const config::Config& config);
+
+// trainer.total_training_steps when set, else batches per epoch × total_epochs.
+std::int64_t total_training_steps(const config::Config& config, std::int64_t batches_per_epoch);
+
+// The dtype the models compute in: fp32 on the CPU; on CUDA actor.fsdp_config.dtype (verl's
+// default bfloat16; the optimizer keeps fp32 masters either way).
+at::ScalarType compute_dtype(const config::Config& config, const at::Device& device);
+
+}  // namespace verlpp::trainer

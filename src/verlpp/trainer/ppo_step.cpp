@@ -1,0 +1,163 @@
+#include "verlpp/trainer/ppo_step.h"
+
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include "verlpp/algo/advantage.h"
+#include "verlpp/algo/agg_loss.h"
+#include "verlpp/algo/groups.h"
+#include "verlpp/algo/kl_controller.h"
+#include "verlpp/engine/log_prob.h"
+#include "verlpp/trainer/batch_rewards.h"
+#include "verlpp/trainer/flops.h"
+#include "verlpp/trainer/ppo_settings.h"
+
+namespace verlpp::trainer {
+namespace {
+
+std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t count) {
+  std::vector<std::string> uids;
+  for (std::size_t i = 0; i < count; ++i) {
+    uids.push_back("step" + std::to_string(global_step) + "-" + std::to_string(i));
+  }
+  return uids;
+}
+
+data::Batch generate(PpoContext& ctx, std::int64_t global_step,
+                     const std::vector<std::int64_t>& rows) {
+  data::Batch prompts = ctx.train_data->collate(rows);
+  const auto uids = prompt_uids(global_step, rows.size());
+  prompts.set_non_tensor("uid", std::vector<nlohmann::json>(uids.begin(), uids.end()));
+  const data::Batch repeated = prompts.repeat_interleave(ctx.config.rollout.n);
+  return rollout::generate_sequences(ctx.actor->model(), repeated, ctx.train_sampling,
+                                     rollout_seed(ctx.config.rollout.seed, global_step));
+}
+
+std::vector<std::string> uids_of(const data::Batch& batch) {
+  std::vector<std::string> out;
+  for (const auto& uid : batch.non_tensor("uid")) out.push_back(uid.get<std::string>());
+  return out;
+}
+
+// token_level_rewards (KL in the reward when configured), advantages and returns.
+void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
+  const at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).to(at::kFloat);
+  at::Tensor rewards = batch.tensor("token_level_scores").to(at::kCPU);
+  if (ctx.config.algorithm.use_kl_in_reward) {
+    algo::KLInRewardResult kl =
+        algo::apply_kl_penalty(rewards, batch.tensor("old_log_probs").to(at::kCPU),
+                               batch.tensor("ref_log_prob").to(at::kCPU), mask, *ctx.kl_ctrl,
+                               ctx.config.algorithm.kl_penalty);
+    rewards = kl.token_level_rewards;
+    metrics.insert(kl.metrics.begin(), kl.metrics.end());
+  }
+  algo::AdvantageInputs in;
+  in.token_level_rewards = rewards;
+  in.response_mask = mask;
+  in.index = algo::group_index_from_uids(uids_of(batch));
+  if (batch.has_tensor("values")) in.values = batch.tensor("values").to(at::kCPU);
+  const algo::AdvantageResult adv =
+      algo::compute_advantage(ctx.config.algorithm.adv_estimator, in, advantage_config(ctx.config));
+  batch.set_tensor("token_level_rewards", rewards);
+  batch.set_tensor("advantages", adv.advantages.to(at::kFloat));
+  batch.set_tensor("returns", adv.returns.to(at::kFloat));
+}
+
+// verl's training/rollout_probs_diff_{max,mean,std}: |p_rollout − p_actor| over response tokens,
+// the probabilities of the sampled tokens under the rollout engine and the actor's recompute.
+void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_probs,
+                            Metrics& metrics) {
+  const at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).ne(0);
+  const at::Tensor rollout = batch.tensor("rollout_log_probs").to(at::kCPU, at::kDouble);
+  const at::Tensor diff =
+      (rollout.exp() - old_log_probs.detach().to(at::kCPU, at::kDouble).exp()).abs();
+  const at::Tensor valid = diff.masked_select(mask);
+  if (valid.numel() == 0) return;
+  metrics["training/rollout_probs_diff_max"] = valid.max().item<double>();
+  metrics["training/rollout_probs_diff_mean"] = valid.mean().item<double>();
+  metrics["training/rollout_probs_diff_std"] = valid.numel() > 1 ? valid.std().item<double>() : 0.0;
+}
+
+void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
+  const engine::LogProbOutput out = ctx.actor->compute_log_prob(batch, true);
+  batch.set_tensor("old_log_probs", out.log_probs);
+  const at::Tensor mask = batch.tensor("response_mask").to(out.entropy.device());
+  metrics["actor/entropy"] =
+      algo::agg_loss(out.entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
+  if (batch.has_tensor("rollout_log_probs")) add_rollout_probs_diff(batch, out.log_probs, metrics);
+}
+
+std::vector<std::int64_t> sequence_lengths(const at::Tensor& attention_mask) {
+  const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kCPU).to(at::kLong).contiguous();
+  const auto* p = lengths.data_ptr<std::int64_t>();
+  return {p, p + lengths.numel()};
+}
+
+void update_actor(PpoContext& ctx, const data::Batch& batch, PhaseTimer& timer, Metrics& metrics) {
+  const Metrics actor = timer.time("update_actor", [&] { return ctx.actor->update_policy(batch); });
+  metrics.insert(actor.begin(), actor.end());
+  const double flops = training_flops(ctx.shape, sequence_lengths(batch.tensor("attention_mask"))) *
+                       static_cast<double>(ctx.config.actor.ppo_epochs);
+  metrics["perf/mfu/actor"] =
+      mfu(flops, timer.seconds().at("update_actor"), ctx.device_name, /*world_size=*/1);
+}
+
+StepBatch step_batch(const data::Batch& batch) {
+  StepBatch s;
+  s.token_level_scores = batch.tensor("token_level_scores").to(at::kCPU);
+  s.token_level_rewards = batch.tensor("token_level_rewards").to(at::kCPU);
+  s.advantages = batch.tensor("advantages").to(at::kCPU);
+  s.returns = batch.tensor("returns").to(at::kCPU);
+  s.response_mask = batch.tensor("response_mask").to(at::kCPU);
+  s.attention_mask = batch.tensor("attention_mask").to(at::kCPU);
+  s.max_response_length = s.response_mask.size(1);
+  s.max_prompt_length = s.attention_mask.size(1) - s.max_response_length;
+  if (batch.has_tensor("values")) s.values = batch.tensor("values").to(at::kCPU);
+  return s;
+}
+
+}  // namespace
+
+std::uint64_t rollout_seed(std::int64_t rollout_seed_key, std::int64_t global_step) {
+  // splitmix64 of (seed, step): distinct, well-mixed seeds per step.
+  std::uint64_t z = static_cast<std::uint64_t>(rollout_seed_key) * 0x9E3779B97F4A7C15ULL +
+                    static_cast<std::uint64_t>(global_step);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
+                      const std::vector<std::int64_t>& rows, PhaseTimer& timer) {
+  StepOutput out;
+  data::Batch batch = timer.time("gen", [&] { return generate(ctx, global_step, rows); });
+  timer.time("reward", [&] {
+    const BatchRewards rewards =
+        compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
+    batch.set_tensor("token_level_scores", rewards.token_level_scores);
+  });
+  timer.time("old_log_prob", [&] { old_log_prob(ctx, batch, out.metrics); });
+  if (ctx.ref) {
+    timer.time("ref", [&] {
+      batch.set_tensor("ref_log_prob",
+                       engine::compute_log_prob(*ctx.ref, batch, ctx.ref_micro,
+                                                ctx.actor->settings().forward, false)
+                           .log_probs);
+    });
+  }
+  if (ctx.critic) {
+    timer.time("values", [&] { batch.set_tensor("values", ctx.critic->compute_values(batch)); });
+  }
+  timer.time("adv", [&] { compute_advantages(ctx, batch, out.metrics); });
+  if (ctx.critic) {
+    const Metrics critic =
+        timer.time("update_critic", [&] { return ctx.critic->update_critic(batch); });
+    out.metrics.insert(critic.begin(), critic.end());
+  }
+  if (ctx.config.trainer.critic_warmup <= global_step) update_actor(ctx, batch, timer, out.metrics);
+  out.batch = step_batch(batch);
+  return out;
+}
+
+}  // namespace verlpp::trainer

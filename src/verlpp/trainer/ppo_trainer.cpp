@@ -1,0 +1,123 @@
+#include "verlpp/trainer/ppo_trainer.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "verlpp/trainer/phase_timer.h"
+#include "verlpp/trainer/plot.h"
+#include "verlpp/trainer/ppo_checkpoint.h"
+#include "verlpp/trainer/ppo_context.h"
+#include "verlpp/trainer/ppo_step.h"
+#include "verlpp/trainer/ppo_validation.h"
+#include "verlpp/trainer/progress.h"
+#include "verlpp/trainer/signals.h"
+#include "verlpp/trainer/step_metrics.h"
+
+namespace verlpp::trainer {
+namespace {
+
+struct Loop {
+  PpoContext& ctx;
+  Tracking& tracking;
+  PpoRunSummary& summary;
+  std::vector<StepMetrics> history;
+};
+
+bool every(std::int64_t freq, std::int64_t step, bool last) {
+  return freq > 0 && (last || step % freq == 0);
+}
+
+void record_validation(Loop& loop, const Metrics& metrics) {
+  if (!loop.summary.first_validation) loop.summary.first_validation = metrics;
+  loop.summary.last_validation = metrics;
+}
+
+// One step with its checkpoint and validation; returns its metrics (verl's order of §7.3).
+Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
+  PpoContext& ctx = loop.ctx;
+  const config::TrainerConfig& t = ctx.config.trainer;
+  const auto start = std::chrono::steady_clock::now();
+  PhaseTimer timer(ctx.device);
+  const std::int64_t epoch = ctx.loader->epoch();
+  const std::vector<std::int64_t> rows = ctx.loader->next();
+  StepOutput out = train_step(ctx, step, rows, timer);
+  if (every(t.save_freq, step, last) || stopping) {
+    const auto folder =
+        timer.time("save_checkpoint", [&] { return save_ppo_checkpoint(ctx, step); });
+    std::cerr << "verlpp: saved checkpoint " << folder.string() << "\n";
+  }
+  if (ctx.val_data && every(t.test_freq, step, last)) {
+    const Metrics val = timer.time("testing", [&] { return validate(ctx, step); });
+    record_validation(loop, val);
+    out.metrics.insert(val.begin(), val.end());
+  }
+  timer.set("step",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  Metrics& m = out.metrics;
+  m["training/global_step"] = static_cast<double>(step);
+  m["training/epoch"] = static_cast<double>(epoch);
+  for (const Metrics& part :
+       {compute_data_metrics(out.batch), compute_timing_metrics(out.batch, timer.seconds()),
+        compute_throughput_metrics(out.batch, timer.seconds(), 1)}) {
+    m.insert(part.begin(), part.end());
+  }
+  return m;
+}
+
+void write_plot(const Loop& loop) {
+  if (loop.history.empty()) return;
+  const auto path =
+      std::filesystem::path(loop.ctx.config.trainer.default_local_dir) / "training_curves.png";
+  std::filesystem::create_directories(path.parent_path());
+  if (write_metric_plot(path, loop.history, default_plot_panels())) {
+    std::cerr << "verlpp: plot written to " << path.string() << "\n";
+  } else {
+    std::cerr << "verlpp: this build has no cairo; no plot written\n";
+  }
+}
+
+void train(Loop& loop, std::int64_t start_step) {
+  PpoContext& ctx = loop.ctx;
+  const StopRequest stop;
+  ProgressBar bar(start_step + 1, ctx.total_steps);
+  for (std::int64_t step = start_step + 1; step <= ctx.total_steps; ++step) {
+    const bool last = step == ctx.total_steps;
+    const Metrics metrics = run_one_step(loop, step, last, stop.requested());
+    loop.tracking.log(metrics, step);
+    loop.history.push_back({step, metrics});
+    loop.summary.last_step = step;
+    bar.step_done(step);
+    if (stop.requested()) {
+      if (!every(ctx.config.trainer.save_freq, step, last)) save_ppo_checkpoint(ctx, step);
+      loop.summary.interrupted = true;
+      std::cerr << "verlpp: stopped by a signal after step " << step << " (checkpoint saved)\n";
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+PpoRunSummary run_ppo(const config::CheckReport& report) {
+  PpoContext ctx = make_ppo_context(report);
+  const config::TrainerConfig& t = ctx.config.trainer;
+  Tracking tracking(t.project_name, t.experiment_name, t.logger);
+  PpoRunSummary summary;
+  Loop loop{ctx, tracking, summary, {}};
+  const std::int64_t start = resume_ppo_checkpoint(ctx).value_or(0);
+  summary.last_step = start;
+  if (start > 0) std::cerr << "verlpp: resumed from global step " << start << "\n";
+  if (ctx.val_data && (t.val_before_train || t.val_only)) {
+    const Metrics val = validate(ctx, start);
+    record_validation(loop, val);
+    tracking.log(val, start);
+    if (t.val_only) return summary;
+  }
+  train(loop, start);
+  write_plot(loop);
+  return summary;
+}
+
+}  // namespace verlpp::trainer

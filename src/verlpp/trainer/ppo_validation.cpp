@@ -1,0 +1,59 @@
+#include "verlpp/trainer/ppo_validation.h"
+
+#include <ATen/ATen.h>
+
+#include <numeric>
+#include <string>
+
+#include "verlpp/core/error.h"
+#include "verlpp/trainer/batch_rewards.h"
+#include "verlpp/trainer/ppo_step.h"
+#include "verlpp/trainer/validation_metrics.h"
+
+namespace verlpp::trainer {
+namespace {
+
+// A seed stream apart from the training steps' (validation samples only when val_kwargs.do_sample).
+constexpr std::int64_t kValidationSeedOffset = 1'000'003;
+
+void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::int64_t global_step,
+                 std::vector<ValidationSample>& samples) {
+  data::Batch prompts = ctx.val_data->collate(rows);
+  std::vector<nlohmann::json> uids;
+  for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
+  prompts.set_non_tensor("uid", uids);
+  const data::Batch batch = rollout::generate_sequences(
+      ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
+      ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step));
+  const BatchRewards rewards =
+      compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
+  const at::Tensor totals = rewards.token_level_scores.sum(1).to(at::kDouble).contiguous();
+  for (std::int64_t i = 0; i < batch.size(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    ValidationSample sample;
+    const nlohmann::json& source = batch.non_tensor(ctx.config.data.reward_fn_key)[k];
+    sample.data_source = source.is_string() ? source.get<std::string>() : source.dump();
+    sample.uid = batch.non_tensor("uid")[k].get<std::string>();
+    sample.values["reward"] = totals[i].item<double>();
+    for (const auto& [name, values] : rewards.extra) sample.values[name] = values[k];
+    sample.pred = rewards.extracted[k];
+    samples.push_back(std::move(sample));
+  }
+}
+
+}  // namespace
+
+Metrics validate(PpoContext& ctx, std::int64_t global_step) {
+  if (!ctx.val_data) throw Error("validation: data.val_files is empty");
+  const std::int64_t size = ctx.val_data->size();
+  const std::int64_t piece = ctx.config.data.val_batch_size.value_or(size);
+  std::vector<ValidationSample> samples;
+  for (std::int64_t start = 0; start < size; start += std::max<std::int64_t>(piece, 1)) {
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(std::min(piece, size - start)));
+    std::iota(rows.begin(), rows.end(), start);
+    add_samples(ctx, rows, global_step, samples);
+  }
+  return validation_metrics(samples);
+}
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,241 @@
+#include "verlpp/trainer/sft_trainer.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "verlpp/core/device.h"
+#include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/data/dataloader.h"
+#include "verlpp/data/sft_dataset.h"
+#include "verlpp/engine/optimizer.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/trainer/checkpoint_dir.h"
+#include "verlpp/trainer/progress.h"
+#include "verlpp/trainer/sft_loss.h"
+#include "verlpp/trainer/tracking.h"
+#include "verlpp/trainer/train_checkpoint.h"
+
+namespace verlpp::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+using Batch = std::vector<const data::SftExample*>;
+
+std::string expand_home(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (path.starts_with("~/") && home != nullptr) return std::string(home) + path.substr(1);
+  return path;
+}
+
+std::vector<std::string> expand_all(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) out.push_back(expand_home(path));
+  return out;
+}
+
+engine::AdamWConfig adamw_config(const config::OptimConfig& o) {
+  engine::AdamWConfig a;
+  a.schedule.lr = o.lr;
+  a.schedule.lr_scheduler_type = o.warmup_style.value_or(o.lr_scheduler_type);
+  a.schedule.lr_warmup_steps = o.lr_warmup_steps;
+  a.schedule.lr_warmup_steps_ratio = o.lr_warmup_steps_ratio;
+  a.schedule.min_lr_ratio = o.min_lr_ratio;
+  a.schedule.num_cycles = o.num_cycles;
+  a.schedule.zero_indexed_step = o.zero_indexed_step;
+  a.weight_decay = o.weight_decay;
+  a.beta1 = o.betas.at(0);
+  a.beta2 = o.betas.at(1);
+  a.clip_grad = o.clip_grad;
+  return a;
+}
+
+data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
+                                      const std::vector<std::string>& files,
+                                      std::int64_t max_samples) {
+  data::SftDatasetConfig c;
+  c.files = expand_all(files);
+  c.messages_key = d.messages_key;
+  c.prompt_key = d.prompt_key;
+  c.response_key = d.response_key;
+  c.max_length = d.max_length;
+  c.truncation = d.truncation;
+  c.max_samples = max_samples;
+  c.ignore_input_ids_mismatch = d.ignore_input_ids_mismatch;
+  c.apply_chat_template_kwargs = d.apply_chat_template_kwargs;
+  return c;
+}
+
+// Micro-batches of a step: fixed sequence counts, or greedy token budgets (use_dynamic_bsz).
+std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig& d) {
+  std::vector<Batch> out;
+  std::int64_t tokens = 0;
+  for (const data::SftExample* example : batch) {
+    const auto length = static_cast<std::int64_t>(example->input_ids.size());
+    const bool full =
+        !out.empty() && (d.use_dynamic_bsz ? tokens + length > d.max_token_len_per_gpu
+                                           : static_cast<std::int64_t>(out.back().size()) >=
+                                                 d.micro_batch_size_per_gpu);
+    if (out.empty() || full) {
+      out.emplace_back();
+      tokens = 0;
+    }
+    out.back().push_back(example);
+    tokens += length;
+  }
+  return out;
+}
+
+std::int64_t count_learned(const Batch& batch) {
+  std::int64_t n = 0;
+  for (const auto* example : batch) n += learned_tokens(*example);
+  return n;
+}
+
+struct Run {
+  const config::SftConfig& config;
+  at::Device device;
+  std::string tokenizer_dir;
+  tokenizer::Tokenizer tokenizer;
+  model::CausalLM model;
+  data::SftDataset train;
+  std::optional<data::SftDataset> val;
+  data::StatefulDataLoader loader;
+  std::int64_t total_steps = 0;
+  std::unique_ptr<engine::Optimizer> optimizer;
+
+  Batch take(const std::vector<std::int64_t>& indices) const {
+    Batch batch;
+    for (const auto index : indices) batch.push_back(&train.example(index));
+    return batch;
+  }
+
+  // Accumulates the step's gradient; returns the step's loss (global token mean).
+  double accumulate(const Batch& batch) {
+    const auto tokens = static_cast<double>(count_learned(batch));
+    double loss = 0;
+    for (const Batch& micro : micro_batches(batch, config.data)) {
+      if (count_learned(micro) == 0) continue;
+      const at::Tensor micro_loss = sft_micro_loss(model, pack_sft(micro, device), tokens);
+      micro_loss.backward();
+      loss += micro_loss.item<double>();
+    }
+    return loss;
+  }
+
+  double validation_loss() const {
+    c10::AutoGradMode no_grad(false);
+    Batch all;
+    for (std::int64_t i = 0; i < val->size(); ++i) all.push_back(&val->example(i));
+    const auto tokens = static_cast<double>(count_learned(all));
+    double loss = 0;
+    for (const Batch& micro : micro_batches(all, config.data)) {
+      if (count_learned(micro) == 0) continue;
+      loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
+    }
+    return loss;
+  }
+
+  fs::path save(std::int64_t step) {
+    CheckpointWriter writer(expand_home(config.trainer.default_local_dir), step);
+    save_model_state(writer.staging_folder() / "actor", model, *optimizer, tokenizer_dir);
+    write_trainer_state(writer.staging_folder(),
+                        {{"global_step", step}, {"dataloader", loader.state().to_json()}});
+    return writer.commit(config.trainer.max_ckpt_to_keep);
+  }
+
+  std::int64_t resume() {
+    const auto point =
+        resolve_resume(config.trainer.resume_mode, expand_home(config.trainer.default_local_dir),
+                       config.trainer.resume_from_path);
+    if (!point) return 0;
+    load_model_state(point->folder / "actor", model, *optimizer);
+    const nlohmann::json state = read_trainer_state(point->folder);
+    if (!state.contains("dataloader")) {
+      throw Error((point->folder / "trainer_state.json").string() + ": no \"dataloader\" state");
+    }
+    loader.load_state(data::DataLoaderState::from_json(state["dataloader"]));
+    std::cerr << "verlpp sft: resumed from " << point->folder.string() << "\n";
+    return point->global_step;
+  }
+};
+
+at::Device compute_device(const config::SftConfig& config) {
+  return select_device(config.trainer.device) == DeviceKind::cuda ? at::Device(at::kCUDA, 0)
+                                                                  : at::Device(at::kCPU);
+}
+
+}  // namespace
+
+SftRunSummary run_sft(const config::SftConfig& config) {
+  compat::set_cpu_threads(0);
+  const at::Device device = compute_device(config);
+  const at::ScalarType dtype =
+      device.is_cuda() ? model::parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
+  const std::string model_path = expand_home(config.model.path);
+  const std::string tokenizer_dir = expand_home(config.model.tokenizer_path.value_or(model_path));
+  auto tok = tokenizer::Tokenizer::from_directory(tokenizer_dir);
+  data::SftDataset train(
+      dataset_config(config.data, config.data.train_files, config.data.train_max_samples), tok);
+  data::DataLoaderConfig loader_config;
+  loader_config.batch_size = config.data.train_batch_size;
+  loader_config.seed = config.trainer.seed;
+  data::StatefulDataLoader loader(train.size(), loader_config);
+  Run run{config,
+          device,
+          tokenizer_dir,
+          std::move(tok),
+          model::CausalLM::from_pretrained(model_path, dtype, device),
+          std::move(train),
+          std::nullopt,
+          std::move(loader),
+          0,
+          nullptr};
+  if (!config.data.val_files.empty()) {
+    run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
+                    run.tokenizer);
+  }
+  run.total_steps = config.trainer.total_training_steps.value_or(run.loader.batches_per_epoch() *
+                                                                 config.trainer.total_epochs);
+  run.model.set_requires_grad(true);
+  run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
+  std::vector<at::Tensor> parameters;
+  for (const auto& [name, p] : run.model.named_parameters()) parameters.push_back(p);
+  run.optimizer =
+      std::make_unique<engine::Optimizer>(parameters, adamw_config(config.optim), run.total_steps);
+
+  SftRunSummary summary;
+  summary.last_step = run.resume();
+  Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
+                    config.trainer.logger);
+  ProgressBar progress(summary.last_step + 1, run.total_steps);
+  for (std::int64_t step = summary.last_step + 1; step <= run.total_steps; ++step) {
+    const Batch batch = run.take(run.loader.next());
+    Metrics metrics;
+    metrics["train/lr"] = run.optimizer->lr();
+    metrics["train/loss"] = run.accumulate(batch);
+    metrics["train/grad_norm"] = run.optimizer->step().grad_norm;
+    metrics["train/global_tokens"] = static_cast<double>(count_learned(batch));
+    run.optimizer->zero_grad();
+    run.optimizer->advance_lr();
+    const bool last = step == run.total_steps;
+    const auto due = [&](std::int64_t freq) { return freq > 0 && (last || step % freq == 0); };
+    if (run.val && (due(config.trainer.test_freq) || last)) {
+      metrics["val/loss"] = run.validation_loss();
+      summary.last_val_loss = metrics["val/loss"];
+    }
+    if (due(config.trainer.save_freq) || last) summary.last_checkpoint = run.save(step);
+    tracking.log(metrics, step);
+    progress.step_done(step);
+    summary.last_step = step;
+    summary.last_train_loss = metrics["train/loss"];
+  }
+  return summary;
+}
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# `verlpp ppo` end to end on real input, on the CPU: GSM8K prepared by `verlpp data gsm8k`, the real
+# Qwen3 tokenizer, a tiny random Qwen3 from `verlpp model init`; GRPO steps with rewards from the
+# gsm8k scorer, validation, checkpoints and resume. Asserts: the run's JSONL metrics (verl's names;
+# first update actor/ppo_kl == 0 within 1e-6 and actor/pg_clipfrac == 0, as the first update's
+# ratio is 1), the checkpoint layout, and that 4 steps straight equal 2 steps + resume + 2 steps
+# (every metric but timings). Usage: ppo_gsm8k_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+SRC=$2
+cd "$SRC"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+raw=/work/shared/data/gsm8k
+[ -f "$raw/train.jsonl" ] || raw="$SRC/tests/fixtures/data/gsm8k_raw"
+out=$("$VERLPP" data gsm8k --input "$raw" --output "$work/gsm8k" 2>&1) || fail "data gsm8k: $out"
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 2 \
+      --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 151936 --dtype float32 --seed 3 \
+      --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" 2>&1) || fail "model init: $out"
+
+common=(
+  data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
+  data.train_max_samples=8 data.val_max_samples=2 data.train_batch_size=2
+  data.max_prompt_length=256 data.max_response_length=8
+  actor_rollout_ref.model.path="$work/model"
+  actor_rollout_ref.actor.optim.lr=1e-2 actor_rollout_ref.actor.ppo_mini_batch_size=2
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.use_kl_loss=true
+  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
+  actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4
+  algorithm.adv_estimator=grpo trainer.device=cpu trainer.n_gpus_per_node=1
+  'trainer.logger=[console,file]' trainer.project_name=e2e trainer.experiment_name=grpo
+)
+ppo() {  # ppo LOGFILE CKPT_DIR overrides...
+  local log=$1 ckpt=$2
+  shift 2
+  VERL_FILE_LOGGER_PATH=$log "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$ckpt" "$@" 2>&1
+}
+
+# 1. Two GRPO steps with validation before training and at the end, a checkpoint every step.
+out=$(ppo "$work/run.jsonl" "$work/ckpt" trainer.total_training_steps=2 trainer.save_freq=1 \
+      trainer.test_freq=2); rc=$?
+[ "$rc" -eq 0 ] || fail "ppo run (exit $rc): $(tail -20 <<<"$out")"
+grep -q "^step:1 - " <<<"$out" || fail "no console line for step 1"
+python3 - "$work/run.jsonl" <<'PY' || fail "metrics of the 2-step run"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+steps = {}
+for l in lines:
+    steps.setdefault(l["step"], {}).update(l["data"])
+assert sorted(steps) == [0, 1, 2], sorted(steps)
+val = [k for k in steps[0] if k.startswith("val-core/openai/gsm8k/")]
+assert val, "no val-core/openai/gsm8k/* metric before training: %s" % sorted(steps[0])
+assert any(k.startswith("val-core/openai/gsm8k/") for k in steps[2]), "no validation at the last step"
+s1 = steps[1]
+for key in ["critic/score/mean", "critic/advantages/mean", "response_length/mean", "actor/pg_loss",
+            "actor/entropy", "actor/kl_loss", "actor/pg_clipfrac", "actor/ppo_kl", "actor/grad_norm",
+            "actor/lr", "timing_s/gen", "timing_s/reward", "timing_s/old_log_prob", "timing_s/ref",
+            "timing_s/adv", "timing_s/update_actor", "timing_s/save_checkpoint", "timing_s/step",
+            "perf/throughput", "perf/mfu/actor", "training/global_step", "training/epoch"]:
+    assert key in s1, "step 1 lacks " + key
+assert abs(s1["actor/ppo_kl"]) < 1e-6, s1["actor/ppo_kl"]
+assert s1["actor/pg_clipfrac"] == 0, s1["actor/pg_clipfrac"]
+assert abs(s1["actor/kl_loss"]) < 1e-6, s1["actor/kl_loss"]  # actor == reference before any update
+assert s1["actor/lr"] == 0.01 and s1["training/global_step"] == 1
+assert 1 <= s1["response_length/mean"] <= 8
+assert steps[2]["actor/kl_loss"] > 0, "the policy did not move away from the reference"
+PY
+[ "$(cat "$work/ckpt/latest_checkpointed_iteration.txt" 2>/dev/null)" = 2 ] || fail "tracker is not 2"
+for f in global_step_1/actor/huggingface/model.safetensors global_step_2/actor/huggingface/config.json \
+         global_step_2/actor/huggingface/tokenizer.json global_step_2/actor/optimizer.bin \
+         global_step_2/trainer_state.json; do
+  [ -f "$work/ckpt/$f" ] || fail "checkpoint lacks $f"
+done
+ls -a "$work/ckpt" | grep -q '^\.tmp_' && fail "a temporary checkpoint folder was left behind"
+
+# 2. Resume equality: 4 steps straight == 2 steps, then resume_mode=auto for steps 3 and 4.
+run4=(trainer.save_freq=2 trainer.test_freq=2 trainer.val_before_train=false)
+out=$(ppo "$work/straight.jsonl" "$work/c4" trainer.total_training_steps=4 "${run4[@]}") ||
+  fail "4-step run: $(tail -5 <<<"$out")"
+out=$(ppo "$work/split.jsonl" "$work/c22" trainer.total_training_steps=2 "${run4[@]}") ||
+  fail "first 2 steps: $(tail -5 <<<"$out")"
+out=$(ppo "$work/split.jsonl" "$work/c22" trainer.total_training_steps=4 "${run4[@]}") ||
+  fail "resumed 2 steps: $(tail -5 <<<"$out")"
+grep -q "resumed from global step 2" <<<"$out" || fail "the second run did not resume: $(tail -5 <<<"$out")"
+python3 - "$work/straight.jsonl" "$work/split.jsonl" <<'PY' || fail "resume changed the metrics"
+import json, sys
+def load(path):
+    steps = {}
+    for l in open(path):
+        l = json.loads(l)
+        steps.setdefault(l["step"], {}).update(
+            {k: v for k, v in l["data"].items()
+             if not k.startswith(("timing_s/", "timing_per_token_ms/", "perf/"))})
+    return steps
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert sorted(a) == sorted(b) == [1, 2, 3, 4], (sorted(a), sorted(b))
+for step in a:
+    assert a[step].keys() == b[step].keys(), (step, a[step].keys() ^ b[step].keys())
+    for k in a[step]:
+        assert a[step][k] == b[step][k] or (a[step][k] != a[step][k] and b[step][k] != b[step][k]), \
+            (step, k, a[step][k], b[step][k])
+PY
+exit $((failures > 0))

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `verlpp sft` on a few rows: metrics per step, checkpoints in the train_checkpoint layout, resume,
+# `verlpp check` of a ppo config whose model is the SFT output, `verlpp model export` of it, and
+# clear errors for bad input.
+# Usage: sft_test.sh VERLPP
+set -uo pipefail
+VERLPP=$1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# A character tokenizer (ids: "0".."9" 0-9, "+" 10, "=" 11, <|pad|> 12, <|user|> 13,
+# <|assistant|> 14, <|end|> 15) with a one-line chat template.
+mkdir tok
+cat > tok/tokenizer.json <<'JSON'
+{"added_tokens": [
+  {"id": 12, "content": "<|pad|>", "special": true, "normalized": false},
+  {"id": 13, "content": "<|user|>", "special": true, "normalized": false},
+  {"id": 14, "content": "<|assistant|>", "special": true, "normalized": false},
+  {"id": 15, "content": "<|end|>", "special": true, "normalized": false}],
+ "decoder": {"type": "Fuse"},
+ "model": {"type": "BPE", "merges": [], "vocab": {"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5,
+           "6": 6, "7": 7, "8": 8, "9": 9, "+": 10, "=": 11}}}
+JSON
+cat > tok/tokenizer_config.json <<'JSON'
+{"eos_token": "<|end|>", "pad_token": "<|pad|>",
+ "chat_template": "{% for m in messages %}{% if m.role == 'user' %}<|user|>{{ m.content }}{% else %}<|assistant|>{{ m.content }}<|end|>{% endif %}{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"}
+JSON
+for i in 1 2 3 4 5 6 7 8; do
+  echo "{\"prompt\": \"$i+$i=\", \"response\": \"$((i + i))\"}"
+done > rows.jsonl
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 32 --intermediate-size 64 --num-hidden-layers 1 \
+      --num-attention-heads 2 --vocab-size 16 --dtype float32 --tokenizer tok --output init 2>&1) ||
+  fail "model init: $out"
+
+sft=(data.train_files=rows.jsonl data.val_files=rows.jsonl data.prompt_key=prompt data.response_key=response
+     data.train_batch_size=4 data.micro_batch_size_per_gpu=3 data.use_dynamic_bsz=false data.max_length=16
+     model.path=init optim.lr=0.01 trainer.total_training_steps=3 trainer.save_freq=2
+     "trainer.logger=['console']" trainer.default_local_dir=ckpt trainer.device=cpu)
+out=$("$VERLPP" sft "${sft[@]}" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "sft (exit $rc): $out"
+for step in 1 2 3; do
+  grep -qE "^step:$step - .*train/grad_norm:.* - train/loss:[0-9.]+ - train/lr:" <<<"$out" ||
+    fail "no metrics line for step $step: $out"
+done
+grep -qE "^step:3 - .*val/loss:[0-9.]+" <<<"$out" || fail "no val/loss after the last step: $out"
+grep -qF "model for \`verlpp ppo\`: $work/ckpt/global_step_3/actor/huggingface" <<<"$out" ||
+  grep -qF "model for \`verlpp ppo\`: ckpt/global_step_3/actor/huggingface" <<<"$out" ||
+  fail "final model folder not reported: $out"
+for f in global_step_2/actor/optimizer.bin global_step_3/actor/huggingface/model.safetensors \
+         global_step_3/actor/huggingface/config.json global_step_3/actor/huggingface/tokenizer.json \
+         global_step_3/trainer_state.json; do
+  [ -f "ckpt/$f" ] || fail "checkpoint file $f missing"
+done
+[ "$(cat ckpt/latest_checkpointed_iteration.txt)" = "3" ] || fail "tracker does not say 3"
+
+# Resume (auto): nothing left to do at step 3 of 3; 5 steps continue at 4.
+out=$("$VERLPP" sft "${sft[@]}" trainer.total_training_steps=5 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "resumed sft (exit $rc): $out"
+grep -qF "resumed from" <<<"$out" || fail "no resume message: $out"
+grep -qE "^step:4 - " <<<"$out" && grep -qE "^step:5 - " <<<"$out" || fail "resumed run did not run steps 4-5: $out"
+grep -qE "^step:[123] - " <<<"$out" && fail "resumed run repeated early steps: $out"
+
+# The SFT output is a model `verlpp ppo` accepts.
+echo '{"data_source": "verlpp/arithmetic", "prompt": [{"role": "user", "content": "1+1="}], "reward_model": {"ground_truth": "2"}}' > rl.jsonl
+out=$("$VERLPP" check --no-print-config actor_rollout_ref.model.path=ckpt/global_step_5/actor/huggingface actor_rollout_ref.rollout.name=vllm \
+      actor_rollout_ref.rollout.tensor_model_parallel_size=1 algorithm.adv_estimator=grpo \
+      data.train_files=rl.jsonl data.val_files=rl.jsonl data.train_batch_size=1 \
+      actor_rollout_ref.actor.ppo_mini_batch_size=1 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \
+      actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 trainer.n_gpus_per_node=1 trainer.device=cpu 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "check of a ppo config on the SFT output (exit $rc): $out"
+grep -qF "model: Qwen3ForCausalLM" <<<"$out" && grep -qF "1 layers, 2 attention heads" <<<"$out" ||
+  fail "check did not read the SFT output's config.json: $out"
+
+# Export.
+out=$("$VERLPP" model export --checkpoint ckpt/global_step_5 --output exported --dtype bfloat16 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "export (exit $rc): $out"
+for f in config.json model.safetensors tokenizer.json tokenizer_config.json; do
+  [ -f "exported/$f" ] || fail "export did not write $f"
+done
+grep -qF '"torch_dtype": "bfloat16"' exported/config.json || fail "exported dtype is not bfloat16"
+echo '{"prompt_ids": [13, 1, 10, 1, 11, 14], "response_ids": [2, 15]}' > score.jsonl
+out=$("$VERLPP" model score --model exported --input score.jsonl --device cpu 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "score of the exported model (exit $rc): $out"
+out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "expected a checkpoint folder named global_step_N" <<<"$out" ||
+  fail "export of a non-checkpoint folder (exit $rc): $out"
+
+# Bad input.
+out=$("$VERLPP" sft "${sft[@]}" data.truncation=middle data.train_batch_size=0 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "data.truncation: unknown value 'middle'" <<<"$out" &&
+  grep -qF "data.train_batch_size: must be at least 1, got 0" <<<"$out" || fail "invalid values (exit $rc): $out"
+out=$("$VERLPP" sft "${sft[@]}" data.train_files=missing.jsonl trainer.resume_mode=disable 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "missing.jsonl" <<<"$out" || fail "missing data file (exit $rc): $out"
+out=$("$VERLPP" sft "${sft[@]}" data.max_length=4 trainer.resume_mode=disable 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "rows.jsonl line 1: the sequence is 8 tokens, longer than data.max_length=4" <<<"$out" ||
+  fail "too long a row (exit $rc): $out"
+out=$("$VERLPP" sft "${sft[@]}" data.train_batch_size=9 trainer.resume_mode=disable 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "9" <<<"$out" || fail "dataset smaller than a batch (exit $rc): $out"
+"$VERLPP" model init --arch qwen3 --hidden-size 64 --intermediate-size 64 --num-hidden-layers 1 \
+  --num-attention-heads 2 --vocab-size 16 --dtype float32 --tokenizer tok --output other >/dev/null 2>&1
+out=$("$VERLPP" sft "${sft[@]}" model.path=other trainer.total_training_steps=6 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "is from another model: hidden_size is 32 in the checkpoint but 64" <<<"$out" ||
+  fail "resuming another model's checkpoint (exit $rc): $out"
+exit $((failures > 0))

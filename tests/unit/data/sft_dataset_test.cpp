@@ -1,0 +1,137 @@
+#include "verlpp/data/sft_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "temp_dir.h"
+#include "verlpp/core/error.h"
+
+namespace verlpp::data {
+namespace {
+
+using testing::TempDir;
+using Ids = std::vector<std::int32_t>;
+using Mask = std::vector<std::uint8_t>;
+
+// A character tokenizer: a=0 b=1 c=2 d=3 x=4 y=5, <u>=6 <a>=7 <e>=8 (eos), <s>=9 (system).
+// Template: <s>{system} <u>{user} <a>{assistant}<e>, generation prompt <a>.
+tokenizer::Tokenizer test_tokenizer(const TempDir& dir) {
+  nlohmann::json added = nlohmann::json::array();
+  const char* specials[] = {"<u>", "<a>", "<e>", "<s>"};
+  for (int i = 0; i < 4; ++i) {
+    added.push_back(
+        {{"id", 6 + i}, {"content", specials[i]}, {"special", true}, {"normalized", false}});
+  }
+  const nlohmann::json tok = {
+      {"added_tokens", added},
+      {"decoder", {{"type", "Fuse"}}},
+      {"model",
+       {{"type", "BPE"},
+        {"vocab", {{"a", 0}, {"b", 1}, {"c", 2}, {"d", 3}, {"x", 4}, {"y", 5}}},
+        {"merges", nlohmann::json::array()}}}};
+  const nlohmann::json config = {
+      {"eos_token", "<e>"},
+      {"chat_template",
+       "{% for m in messages %}{% if m.role == 'system' %}<s>{{ m.content }}"
+       "{% elif m.role == 'user' %}<u>{{ m.content }}{% else %}<a>{{ m.content }}<e>{% endif %}"
+       "{% endfor %}{% if add_generation_prompt %}<a>{% endif %}"}};
+  dir.file("tokenizer.json", tok.dump());
+  dir.file("tokenizer_config.json", config.dump());
+  return tokenizer::Tokenizer::from_directory(dir.path());
+}
+
+Row messages(std::initializer_list<std::pair<const char*, const char*>> turns) {
+  Row list = Row::array();
+  for (const auto& [role, content] : turns) list.push_back({{"role", role}, {"content", content}});
+  return {{"messages", list}};
+}
+
+TEST(SftDataset, MultiTurnMasksOnlyAssistantTokens) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir);
+  SftDatasetConfig config;
+  const SftExample e = encode_sft_row(messages({{"system", "x"},
+                                                {"user", "ab"},
+                                                {"assistant", "cd"},
+                                                {"user", "y"},
+                                                {"assistant", "a"}}),
+                                      config, tok, "row 0");
+  // <s> x <u> a b <a> c d <e> <u> y <a> a <e>
+  EXPECT_EQ(e.input_ids, (Ids{9, 4, 6, 0, 1, 7, 2, 3, 8, 6, 5, 7, 0, 8}));
+  // Learned: assistant contents and their end tokens; not the <a> headers.
+  EXPECT_EQ(e.loss_mask, (Mask{0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1}));
+}
+
+TEST(SftDataset, SingleTurnLearnsResponseAndEos) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir);
+  SftDatasetConfig config;
+  config.prompt_key = "q";
+  config.response_key = "r";
+  const SftExample e = encode_sft_row({{"q", "ab"}, {"r", "cd"}}, config, tok, "row 0");
+  EXPECT_EQ(e.input_ids, (Ids{6, 0, 1, 7, 2, 3, 8}));  // <u> a b <a> c d <e>
+  EXPECT_EQ(e.loss_mask, (Mask{0, 0, 0, 0, 1, 1, 1}));
+}
+
+TEST(SftDataset, TruncationModes) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir);
+  SftDatasetConfig config;
+  config.prompt_key = "q";
+  config.response_key = "r";
+  config.max_length = 5;
+  const Row row = {{"q", "ab"}, {"r", "cd"}};
+  try {
+    encode_sft_row(row, config, tok, "f.jsonl line 3");
+    FAIL() << "expected verlpp::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("f.jsonl line 3: the sequence is 7 tokens, longer than "
+                                         "data.max_length=5"),
+              std::string::npos)
+        << e.what();
+  }
+  config.truncation = "right";
+  EXPECT_EQ(encode_sft_row(row, config, tok, "").input_ids, (Ids{6, 0, 1, 7, 2}));
+  config.truncation = "left";
+  const SftExample left = encode_sft_row(row, config, tok, "");
+  EXPECT_EQ(left.input_ids, (Ids{1, 7, 2, 3, 8}));
+  EXPECT_EQ(left.loss_mask, (Mask{0, 0, 1, 1, 1}));
+}
+
+TEST(SftDataset, BadRowsAreNamed) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir);
+  SftDatasetConfig config;
+  const auto error_of = [&](const Row& row) {
+    try {
+      encode_sft_row(row, config, tok, "t.jsonl line 2");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(error_of({{"prompt", "x"}}).find("t.jsonl line 2: no 'messages' column"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"messages", "x"}}).find("non-empty list of chat messages"),
+            std::string::npos);
+  EXPECT_NE(error_of(messages({{"user", "ab"}})).find("nothing to learn"), std::string::npos);
+}
+
+TEST(SftDataset, ReadsFilesAndLimitsSamples) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir);
+  SftDatasetConfig config;
+  config.prompt_key = "q";
+  config.response_key = "r";
+  config.files = {dir.file("train.jsonl",
+                           "{\"q\": \"a\", \"r\": \"b\"}\n{\"q\": \"c\", \"r\": "
+                           "\"d\"}\n{\"q\": \"x\", \"r\": \"y\"}\n")};
+  config.max_samples = 2;
+  const SftDataset dataset(config, tok);
+  ASSERT_EQ(dataset.size(), 2);
+  EXPECT_EQ(dataset.example(1).input_ids, (Ids{6, 2, 7, 3, 8}));
+}
+
+}  // namespace
+}  // namespace verlpp::data

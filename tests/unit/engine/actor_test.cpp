@@ -1,0 +1,132 @@
+#include "verlpp/engine/actor.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "actor_fixture.h"
+#include "verlpp/engine/micro_batches.h"
+
+namespace verlpp::engine {
+namespace {
+
+using testing::kPrompt;
+using testing::kResponse;
+
+AdamWConfig adamw(double lr) {
+  AdamWConfig c;
+  c.schedule.lr = lr;
+  c.clip_grad = 100.0;
+  return c;
+}
+
+ActorSettings settings(std::int64_t mini_rows, MicroBatching micro, const std::string& agg) {
+  ActorSettings s;
+  s.forward.temperature = 0.7;
+  s.forward.chunk_tokens = 5;
+  s.mini_batch_rows = mini_rows;
+  s.update_micro = micro;
+  s.loss.policy.loss_agg_mode = agg;
+  return s;
+}
+
+double max_param_diff(const model::CausalLM& a, const model::CausalLM& b) {
+  const auto pa = a.named_parameters(), pb = b.named_parameters();
+  double worst = 0;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    worst = std::max(worst, (pa[i].second - pb[i].second).abs().max().item<double>());
+  }
+  return worst;
+}
+
+data::Batch with_old_log_probs(const Actor& actor, data::Batch batch) {
+  batch.set_tensor("old_log_probs", actor.compute_log_prob(batch, false).log_probs);
+  return batch;
+}
+
+// Reference: each row alone through the padded forward without padding, full softmax.
+TEST(ActorLogProb, MatchesEachSequenceAloneWithFullSoftmax) {
+  const model::CausalLM model = testing::tiny_model();
+  const data::Batch batch = testing::tiny_batch();
+  c10::AutoGradMode no_grad(false);
+  for (const bool packed : {true, false}) {
+    ForwardSettings forward;
+    forward.remove_padding = packed;
+    forward.temperature = 0.7;
+    forward.chunk_tokens = 3;
+    const LogProbOutput out = compute_log_prob(model, batch, MicroBatching{2, {}}, forward, true);
+    ASSERT_EQ(out.log_probs.sizes(), (at::IntArrayRef{6, kResponse}));
+    const at::Tensor mask = batch.tensor("attention_mask");
+    for (std::int64_t i = 0; i < batch.size(); ++i) {
+      const at::Tensor seq = batch.tensor("input_ids")[i].masked_select(mask[i].ne(0));
+      const std::int64_t prompt_len = mask[i].slice(0, 0, kPrompt).sum().item<std::int64_t>();
+      const at::Tensor hidden =
+          model.forward_padded(seq.unsqueeze(0), at::ones_like(seq).unsqueeze(0));
+      const at::Tensor logp = at::log_softmax(model.logits(hidden)[0] / 0.7, -1);
+      for (std::int64_t t = 0; t < kResponse; ++t) {
+        const bool valid = mask[i][kPrompt + t].item<std::int64_t>() != 0;
+        double want = 0, want_h = 0;
+        if (valid) {
+          const at::Tensor row = logp[prompt_len + t - 1];
+          want = row[seq[prompt_len + t]].item<double>();
+          want_h = -(row.exp() * row).sum().item<double>();
+        }
+        EXPECT_NEAR(out.log_probs[i][t].item<double>(), want, 1e-5) << i << "," << t;
+        EXPECT_NEAR(out.entropy[i][t].item<double>(), want_h, 1e-5) << i << "," << t;
+      }
+    }
+  }
+}
+
+TEST(MicroBatches, RowsAndTokenBudgetByHand) {
+  at::Tensor mask = at::zeros({4, 6}, at::kLong);
+  const std::vector<std::int64_t> lengths{5, 3, 4, 2};
+  for (std::size_t i = 0; i < 4; ++i) mask[i].slice(0, 0, lengths[i]).fill_(1);
+  using Pieces = std::vector<std::vector<std::int64_t>>;
+  EXPECT_EQ(micro_batch_indices(mask, {{}, 8}), (Pieces{{0, 1}, {2, 3}}));
+  EXPECT_EQ(micro_batch_indices(mask, {{}, 4}), (Pieces{{0}, {1}, {2}, {3}}));
+  EXPECT_EQ(micro_batch_indices(mask, {3, {}}), (Pieces{{0, 1, 2}, {3}}));
+  EXPECT_EQ(micro_batch_indices(mask, {}), (Pieces{{0, 1, 2, 3}}));
+}
+
+// Gradient accumulation over micro-batches with verl's global-batch normalisation gives the same
+// update as the whole mini-batch at once, for each aggregation mode and both batchings.
+TEST(ActorUpdate, MicroBatchAccumulationEqualsOneBatch) {
+  for (const std::string agg : {"token-mean", "seq-mean-token-mean", "seq-mean-token-sum"}) {
+    for (const MicroBatching micro : {MicroBatching{1, {}}, MicroBatching{{}, 9}}) {
+      Actor whole(testing::tiny_model(), settings(3, {}, agg), adamw(1e-2), 10);
+      Actor pieces(testing::tiny_model(), settings(3, micro, agg), adamw(1e-2), 10);
+      const data::Batch batch = with_old_log_probs(whole, testing::tiny_batch());
+      const algo::Metrics a = whole.update_policy(batch);
+      const algo::Metrics b = pieces.update_policy(batch);
+      EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6) << agg;
+      EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-5) << agg;
+      EXPECT_LT(max_param_diff(whole.model(), pieces.model()), 1e-6) << agg;
+      EXPECT_GT(max_param_diff(whole.model(), testing::tiny_model()), 1e-3) << "no update";
+    }
+  }
+}
+
+TEST(ActorUpdate, FirstUpdateHasZeroPpoKlAndClipFraction) {
+  ActorSettings s = settings(6, MicroBatching{2, {}}, "token-mean");
+  s.loss.use_kl_loss = true;
+  s.loss.kl_loss_type = "low_var_kl";
+  Actor actor(testing::tiny_model(), s, adamw(1e-2), 10);
+  data::Batch batch = with_old_log_probs(actor, testing::tiny_batch());
+  batch.set_tensor("ref_log_prob", batch.tensor("old_log_probs"));
+  const algo::Metrics m = actor.update_policy(batch);
+  EXPECT_NEAR(m.at("actor/ppo_kl"), 0.0, 1e-6);
+  EXPECT_EQ(m.at("actor/pg_clipfrac"), 0.0);
+  EXPECT_NEAR(m.at("actor/kl_loss"), 0.0, 1e-6);
+  EXPECT_EQ(m.at("actor/lr"), 1e-2);
+  // pg_loss of the first update = -token-mean(A): ratio 1 everywhere.
+  const at::Tensor mask = batch.tensor("response_mask").to(at::kFloat);
+  const double want =
+      -(batch.tensor("advantages") * mask).sum().item<double>() / mask.sum().item<double>();
+  EXPECT_NEAR(m.at("actor/pg_loss"), want, 1e-5);
+}
+
+}  // namespace
+}  // namespace verlpp::engine
