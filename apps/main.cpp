@@ -11,9 +11,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<verlpp::apps::Command> commands = {
       verlpp::apps::add_check_command(app),    verlpp::apps::add_data_command(app),
-      verlpp::apps::add_ppo_command(app),      verlpp::apps::add_model_command(app),
-      verlpp::apps::add_reward_command(app),   verlpp::apps::add_sft_command(app),
-      verlpp::apps::add_tokenize_command(app),
+      verlpp::apps::add_generate_command(app), verlpp::apps::add_ppo_command(app),
+      verlpp::apps::add_model_command(app),    verlpp::apps::add_reward_command(app),
+      verlpp::apps::add_sft_command(app),      verlpp::apps::add_tokenize_command(app),
   };
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "verlpp/core/torch_compat.h"
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
@@ -14,6 +15,11 @@
 #define VERLPP_HAS_FLASH_VARLEN 1
 #else
 #define VERLPP_HAS_FLASH_VARLEN 0
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+#define VERLPP_HAS_FLASH_KVCACHE 1
+#else
+#define VERLPP_HAS_FLASH_KVCACHE 0
 #endif
 
 namespace verlpp::compat {
@@ -30,6 +36,26 @@ at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, cons
 #else
   (void)q, (void)k, (void)v, (void)cu_seqlens, (void)max_seqlen, (void)scale;
   throw Error("flash attention needs LibTorch >= 2.0 with CUDA; this build has " TORCH_VERSION);
+#endif
+}
+
+bool has_flash_attention_kvcache() { return VERLPP_HAS_FLASH_KVCACHE != 0; }
+
+at::Tensor flash_attention_kvcache(const at::Tensor& q, const at::Tensor& k_cache,
+                                   const at::Tensor& v_cache, const at::Tensor& starts,
+                                   const at::Tensor& lengths, int64_t max_length, double scale) {
+#if VERLPP_HAS_FLASH_KVCACHE
+  const int64_t n = q.size(0);
+  const at::Tensor cu_q = at::arange(n + 1, starts.options());
+  auto result = at::_flash_attention_forward(q, k_cache, v_cache, cu_q, starts, 1, max_length, 0.0,
+                                             /*is_causal=*/false, /*return_debug_mask=*/false,
+                                             scale, std::nullopt, std::nullopt, lengths);
+  return std::get<0>(result);
+#else
+  (void)q, (void)k_cache, (void)v_cache, (void)starts, (void)lengths, (void)max_length, (void)scale;
+  throw Error(
+      "flash attention over a KV cache needs LibTorch >= 2.5 with CUDA; this build "
+      "has " TORCH_VERSION);
 #endif
 }
 

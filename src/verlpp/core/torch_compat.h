@@ -21,6 +21,19 @@ bool has_flash_attention_varlen();
 at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale);
 
+// True when this LibTorch's flash attention takes per-sequence key counts (seqused_k, PyTorch >=
+// 2.5), which flash_attention_kvcache needs.
+bool has_flash_attention_kvcache();
+
+// One query token per sequence against keys/values already in a cache, with flash attention and
+// no copy of the cache: q [N, heads, d]; k_cache/v_cache [rows, kv_heads, d] (bf16/fp16 CUDA);
+// sequence n reads rows [starts[n], starts[n] + lengths[n]). starts [N + 1] int32 (the last entry
+// is any bound >= every row read, e.g. rows), lengths [N] int32, both on the device; max_length
+// >= every length. Returns [N, heads, d]. Throws verlpp::Error when this build lacks it.
+at::Tensor flash_attention_kvcache(const at::Tensor& q, const at::Tensor& k_cache,
+                                   const at::Tensor& v_cache, const at::Tensor& starts,
+                                   const at::Tensor& lengths, int64_t max_length, double scale);
+
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
 // n <= 0 means the number of hardware threads.
 void set_cpu_threads(int n);

@@ -15,6 +15,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/model/attention.h"
 #include "verlpp/model/checkpoint.h"
+#include "verlpp/model/kv_cache.h"
 #include "verlpp/model/rope.h"
 
 namespace verlpp::model {
@@ -41,15 +42,26 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   return weight * normed.to(x.scalar_type());
 }
 
-// What every layer of one forward pass shares (the place a KV cache will go).
+// What every layer of one forward pass shares. With a cache, each layer stores its keys/values
+// at cache_rows; a decode step then attends over the cache (decode) instead of the layout.
 struct LayerContext {
   RopeTables rope;
   SequenceLayout layout;
   double scale = 1.0;
+  KVCache* cache = nullptr;
+  at::Tensor cache_rows;  // [T] int64
+  const DecodeView* decode = nullptr;
 };
 
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const LayerContext& ctx, int64_t layer) {
+  if (ctx.cache != nullptr) ctx.cache->store(layer, k, v, ctx.cache_rows);
+  if (ctx.decode != nullptr) return decode_attention(q, *ctx.cache, layer, *ctx.decode, ctx.scale);
+  return causal_attention(q, k, v, ctx.layout, ctx.scale);
+}
+
 at::Tensor layer_forward(const Layer& l, const ModelConfig& c, const at::Tensor& x,
-                         const LayerContext& ctx) {
+                         const LayerContext& ctx, int64_t layer) {
   const int64_t T = x.size(0);
   const at::Tensor h = rms_norm(x, l.input_layernorm, c.rms_norm_eps);
   at::Tensor q = l.q_proj(h).view({T, c.num_attention_heads, c.head_dim});
@@ -61,7 +73,7 @@ at::Tensor layer_forward(const Layer& l, const ModelConfig& c, const at::Tensor&
   }
   q = apply_rope(q, ctx.rope);
   k = apply_rope(k, ctx.rope);
-  const at::Tensor a = causal_attention(q, k, v, ctx.layout, ctx.scale);
+  const at::Tensor a = attend(q, k, v, ctx, layer);
   const at::Tensor x1 = x + l.o_proj(a.reshape({T, c.num_attention_heads * c.head_dim}));
   const at::Tensor m = rms_norm(x1, l.post_attention_layernorm, c.rms_norm_eps);
   return x1 + l.down_proj(at::silu(l.gate_proj(m)) * l.up_proj(m));
@@ -185,15 +197,19 @@ struct CausalLM::Impl {
   }
 
   at::Tensor run_layers(at::Tensor x, const LayerContext& ctx) const {
-    for (const Layer& l : layers) {
-      if (checkpointing && c10::GradMode::is_enabled()) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const Layer& l = layers[i];
+      const auto index = static_cast<int64_t>(i);
+      if (checkpointing && c10::GradMode::is_enabled() && ctx.cache == nullptr) {
         auto closure = c10::make_intrusive<LayerClosure>();
         const ModelConfig* c = &config;
-        closure->run = [&l, c, ctx](const at::Tensor& in) { return layer_forward(l, *c, in, ctx); };
+        closure->run = [&l, c, ctx, index](const at::Tensor& in) {
+          return layer_forward(l, *c, in, ctx, index);
+        };
         const std::vector<at::Tensor> params = layer_tensors(l);
         x = CheckpointedLayer::apply(x, at::TensorList(params), closure)[0];
       } else {
-        x = layer_forward(l, config, x, ctx);
+        x = layer_forward(l, config, x, ctx, index);
       }
     }
     return rms_norm(x, norm, config.rms_norm_eps);
@@ -326,6 +342,67 @@ at::Tensor CausalLM::forward_padded(const at::Tensor& input_ids, const at::Tenso
   const at::Tensor x =
       at::embedding(impl_->embed_tokens, input_ids.to(dev, at::kLong).reshape({B * L}));
   return impl_->run_layers(x, ctx).view({B, L, impl_->config.hidden_size});
+}
+
+at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                             const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
+                             KVCache& cache) const {
+  if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes()) {
+    throw Error(
+        fmt::format("prefill: input_ids and position_ids must both be [tokens], got {} and {}",
+                    shape_string(input_ids.sizes()), shape_string(position_ids.sizes())));
+  }
+  const at::Device dev = device();
+  LayerContext ctx;
+  ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
+  const int64_t S = static_cast<int64_t>(ctx.layout.lengths.size());
+  if (static_cast<int64_t>(slots.size()) != S) {
+    throw Error(fmt::format("prefill: {} slots for {} sequences", slots.size(), S));
+  }
+  std::vector<int64_t> rows;
+  rows.reserve(static_cast<size_t>(input_ids.size(0)));
+  for (int64_t s = 0; s < S; ++s) {
+    const int64_t len = ctx.layout.lengths[static_cast<size_t>(s)];
+    const int64_t slot = slots[static_cast<size_t>(s)];
+    if (slot < 0 || slot >= cache.slots() || len > cache.capacity()) {
+      throw Error(
+          fmt::format("prefill: sequence {} ({} tokens, slot {}) does not fit the cache "
+                      "({} slots of {} entries)",
+                      s, len, slot, cache.slots(), cache.capacity()));
+    }
+    for (int64_t i = 0; i < len; ++i) rows.push_back(slot * cache.capacity() + i);
+  }
+  if (static_cast<int64_t>(rows.size()) != input_ids.size(0)) {
+    throw Error(fmt::format("prefill: cu_seqlens ends at {} but there are {} tokens", rows.size(),
+                            input_ids.size(0)));
+  }
+  ctx.cache = &cache;
+  ctx.cache_rows = at::tensor(rows, at::kLong).to(dev);
+  ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
+  ctx.scale = 1.0 / std::sqrt(static_cast<double>(impl_->config.head_dim));
+  const at::Tensor x = at::embedding(impl_->embed_tokens, input_ids.to(dev, at::kLong));
+  return impl_->run_layers(x, ctx);
+}
+
+at::Tensor CausalLM::decode(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                            const DecodeView& view, KVCache& cache) const {
+  const int64_t N = input_ids.size(0);
+  if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes() ||
+      view.slot_starts.sizes() != input_ids.sizes() || view.lengths.sizes() != input_ids.sizes()) {
+    throw Error(
+        fmt::format("decode: input_ids, position_ids, slot_starts and lengths must all be "
+                    "[N], got {}, {}, {} and {}",
+                    shape_string(input_ids.sizes()), shape_string(position_ids.sizes()),
+                    shape_string(view.slot_starts.sizes()), shape_string(view.lengths.sizes())));
+  }
+  LayerContext ctx;
+  ctx.cache = &cache;
+  ctx.decode = &view;
+  ctx.cache_rows = view.slot_starts + view.lengths - 1;
+  ctx.rope = rope_tables(impl_->inv_freq, position_ids, dtype());
+  ctx.scale = 1.0 / std::sqrt(static_cast<double>(impl_->config.head_dim));
+  const at::Tensor x = at::embedding(impl_->embed_tokens, input_ids.view({N}));
+  return impl_->run_layers(x, ctx);
 }
 
 at::Tensor CausalLM::lm_head_weight() const {

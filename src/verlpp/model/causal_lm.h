@@ -18,6 +18,9 @@
 
 namespace verlpp::model {
 
+class KVCache;
+struct DecodeView;
+
 class CausalLM {
  public:
   // Reads DIR/config.json and the safetensors weights (single or sharded), casting them to
@@ -55,6 +58,19 @@ class CausalLM {
   // transformers/verl compute them. Returns [B, L, hidden_size]; rows at padding are meaningless.
   at::Tensor forward_padded(const at::Tensor& input_ids, const at::Tensor& attention_mask,
                             const at::Tensor& position_ids = at::Tensor()) const;
+
+  // Prefill for incremental decoding: forward_packed that also stores every token's keys/values
+  // in `cache` (sequence s at slot slots[s], entries [0, length_s)). Inputs as forward_packed;
+  // slots: one per sequence. Returns [T, hidden_size]. Throws verlpp::Error on mismatched shapes
+  // or a sequence that does not fit its slot. Not differentiable (the rollout runs without grad).
+  at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                     const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
+                     KVCache& cache) const;
+  // One decode step: token n (input_ids, position_ids [N] int64 on the model's device) is stored at
+  // cache entry view.lengths[n] - 1 of its slot and attends to entries [0, view.lengths[n]).
+  // Returns [N, hidden_size]. Throws verlpp::Error on mismatched shapes.
+  at::Tensor decode(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                    const DecodeView& view, KVCache& cache) const;
 
   // The output projection [vocab_size, hidden_size] (the embedding when tied).
   at::Tensor lm_head_weight() const;

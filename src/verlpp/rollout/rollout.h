@@ -23,6 +23,10 @@ struct SamplingParams {
   std::vector<std::int32_t> eos_token_ids;  // tokenizer eos + generation_config eos (any of them)
   std::int32_t pad_token_id = 0;
   bool calculate_log_probs = true;
+  // Engine setting, not a verl key: decode steps between removals of finished rows from the decode
+  // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
+  // finished rows still in the batch are computed and their output discarded.
+  std::int64_t compaction_interval = 0;
 };
 
 // The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with

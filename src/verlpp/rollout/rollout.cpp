@@ -1,0 +1,235 @@
+#include "verlpp/rollout/rollout.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "verlpp/core/error.h"
+#include "verlpp/model/kv_cache.h"
+#include "verlpp/rollout/sampling.h"
+
+namespace verlpp::rollout {
+
+SamplingParams sampling_params(const config::RolloutConfig& rollout, bool validate,
+                               std::vector<std::int32_t> eos_token_ids, std::int32_t pad_token_id) {
+  const config::SamplingConfig& s = validate ? rollout.val_kwargs : rollout.sampling;
+  const std::string section =
+      validate ? "actor_rollout_ref.rollout.val_kwargs." : "actor_rollout_ref.rollout.";
+  if (s.temperature < 0.0) {
+    throw Error(fmt::format("{}temperature: expected >= 0, got {}", section, s.temperature));
+  }
+  if (!(s.top_p > 0.0 && s.top_p <= 1.0)) {
+    throw Error(fmt::format("{}top_p: expected a value in (0, 1], got {}", section, s.top_p));
+  }
+  if (rollout.response_length < 1) {
+    throw Error(fmt::format("actor_rollout_ref.rollout.response_length: expected >= 1, got {}",
+                            rollout.response_length));
+  }
+  SamplingParams p;
+  p.temperature = s.temperature;
+  p.top_k = s.top_k;
+  p.top_p = s.top_p;
+  p.do_sample = s.do_sample;
+  p.ignore_eos = rollout.ignore_eos;
+  p.max_response_length = rollout.response_length;
+  p.eos_token_ids = std::move(eos_token_ids);
+  p.pad_token_id = pad_token_id;
+  p.calculate_log_probs = rollout.calculate_log_probs;
+  return p;
+}
+
+namespace {
+
+// The prompts' real tokens packed back to back (rows in order), on the host.
+struct PackedPrompts {
+  at::Tensor ids, positions, cu_seqlens;  // [T], [T], [B + 1]
+  std::vector<int64_t> lengths;
+  at::Tensor last_positions;  // [B] int64: position id of each row's last real token
+  int64_t max_length = 0;
+};
+
+const at::Tensor& prompt_tensor(const data::Batch& prompts, const std::string& key) {
+  if (!prompts.has_tensor(key)) {
+    throw Error("generate_sequences: the prompt batch has no tensor '" + key +
+                "' (expected input_ids, attention_mask, position_ids [batch, prompt_length])");
+  }
+  const at::Tensor& t = prompts.tensor(key);
+  const at::Tensor& ids = prompts.tensor("input_ids");
+  if (t.dim() != 2 || t.sizes() != ids.sizes()) {
+    throw Error(
+        fmt::format("generate_sequences: '{}' has shape [{}]; expected [batch, prompt_length] "
+                    "like input_ids [{}]",
+                    key, fmt::join(t.sizes(), ", "), fmt::join(ids.sizes(), ", ")));
+  }
+  return t;
+}
+
+PackedPrompts pack_prompts(const data::Batch& prompts) {
+  const at::Tensor ids = prompt_tensor(prompts, "input_ids").to(at::kCPU, at::kLong);
+  const at::Tensor mask = prompt_tensor(prompts, "attention_mask").to(at::kCPU).ne(0);
+  const at::Tensor pos = prompt_tensor(prompts, "position_ids").to(at::kCPU, at::kLong);
+  PackedPrompts p;
+  p.ids = ids.masked_select(mask);
+  p.positions = pos.masked_select(mask);
+  const at::Tensor lengths = mask.sum(1).to(at::kLong).contiguous();
+  p.lengths.assign(lengths.data_ptr<int64_t>(), lengths.data_ptr<int64_t>() + lengths.numel());
+  for (size_t b = 0; b < p.lengths.size(); ++b) {
+    if (p.lengths[b] == 0)
+      throw Error(fmt::format("generate_sequences: prompt row {} is empty", b));
+  }
+  p.max_length = *std::max_element(p.lengths.begin(), p.lengths.end());
+  std::vector<int64_t> cu(p.lengths.size() + 1, 0);
+  std::partial_sum(p.lengths.begin(), p.lengths.end(), cu.begin() + 1);
+  p.cu_seqlens = at::tensor(cu, at::kLong);
+  p.last_positions = p.positions.index_select(0, p.cu_seqlens.narrow(0, 1, lengths.numel()) - 1);
+  return p;
+}
+
+SamplerSettings sampler_settings(const SamplingParams& params) {
+  SamplerSettings s;
+  s.greedy = !params.do_sample || params.temperature == 0.0;
+  s.temperature = params.temperature > 0.0 ? params.temperature : 1.0;
+  s.top_k = params.top_k;
+  s.top_p = params.top_p;
+  return s;
+}
+
+// Responses being written, one column per step, and which rows have ended.
+struct ResponseBuffers {
+  at::Tensor tokens, mask, logprobs;  // [B, R]
+  at::Tensor done;                    // [B] bool
+  at::Tensor eos;                     // [E] int64
+};
+
+// Records step `s` for rows `rows`; rows already done get padding.
+void record(ResponseBuffers& out, int64_t s, const at::Tensor& rows, const SampledTokens& sampled,
+            const SamplingParams& params) {
+  const at::Tensor alive = out.done.index_select(0, rows).logical_not();
+  const at::Tensor pad = at::full_like(sampled.tokens, params.pad_token_id);
+  out.tokens.select(1, s).index_copy_(0, rows, at::where(alive, sampled.tokens, pad));
+  out.mask.select(1, s).index_copy_(0, rows, alive.to(at::kLong));
+  out.logprobs.select(1, s).index_copy_(
+      0, rows, sampled.logprobs * alive.to(sampled.logprobs.scalar_type()));
+  if (!params.ignore_eos && out.eos.numel() > 0) {
+    out.done.index_copy_(0, rows,
+                         out.done.index_select(0, rows) | at::isin(sampled.tokens, out.eos));
+  }
+}
+
+// The decode batch: rows still generating and, aligned with them, the token to feed, its
+// position id and the cache entries its row will hold once the token is stored.
+struct DecodeBatch {
+  at::Tensor rows, tokens, positions, lengths;
+
+  void keep(const at::Tensor& index) {
+    rows = rows.index_select(0, index);
+    tokens = tokens.index_select(0, index);
+    positions = positions.index_select(0, index);
+    lengths = lengths.index_select(0, index);
+  }
+};
+
+model::DecodeView decode_view(const DecodeBatch& batch, const model::KVCache& cache,
+                              int64_t max_length, bool flash) {
+  model::DecodeView view;
+  view.slot_starts = batch.rows * cache.capacity();
+  view.lengths = batch.lengths;
+  view.max_length = max_length;
+  if (flash) {
+    const at::Tensor end = at::full({1}, cache.slots() * cache.capacity(), batch.rows.options());
+    view.cu_starts_i32 = at::cat({view.slot_starts, end}).to(at::kInt);
+    view.lengths_i32 = batch.lengths.to(at::kInt);
+  }
+  return view;
+}
+
+// Finished rows leave the decode batch every `interval` steps (by default 1 on the CPU; on CUDA
+// the check costs a host synchronisation, so it is done less often and finished rows are masked
+// meanwhile).
+int64_t compaction_interval(const SamplingParams& params, const at::Device& device) {
+  if (params.compaction_interval > 0) return params.compaction_interval;
+  return device.is_cuda() ? 8 : 1;
+}
+
+}  // namespace
+
+data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
+                               const SamplingParams& params, std::uint64_t seed) {
+  const int64_t R = params.max_response_length;
+  if (R < 1) {
+    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
+  }
+  c10::AutoGradMode no_grad(false);
+  const at::Device dev = model.device();
+  const PackedPrompts packed = pack_prompts(prompts);
+  const int64_t B = static_cast<int64_t>(packed.lengths.size());
+  const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
+  const SamplerSettings settings = sampler_settings(params);
+  at::Generator gen = make_generator(dev, seed);
+
+  model::KVCache cache(model.config(), B, packed.max_length + R, model.dtype(), dev);
+  std::vector<int64_t> slots(static_cast<size_t>(B));
+  std::iota(slots.begin(), slots.end(), 0);
+  const at::Tensor hidden =
+      model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache);
+  const at::Tensor last = (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev);
+  SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings, gen);
+
+  ResponseBuffers out;
+  out.tokens = at::full({B, R}, params.pad_token_id, long_options);
+  out.mask = at::zeros({B, R}, long_options);
+  out.logprobs = at::zeros({B, R}, long_options.dtype(at::kFloat));
+  out.done = at::zeros({B}, long_options.dtype(at::kBool));
+  out.eos =
+      at::tensor(std::vector<int64_t>(params.eos_token_ids.begin(), params.eos_token_ids.end()),
+                 at::kLong)
+          .to(dev);
+  DecodeBatch batch;
+  batch.rows = at::arange(B, long_options);
+  record(out, 0, batch.rows, sampled, params);
+  batch.tokens = sampled.tokens;
+  batch.positions = packed.last_positions.to(dev) + 1;
+  batch.lengths = at::tensor(packed.lengths, at::kLong).to(dev) + 1;
+
+  const bool flash = dev.is_cuda() && model.dtype() != at::kFloat;
+  const int64_t interval = compaction_interval(params, dev);
+  for (int64_t s = 1; s < R; ++s) {
+    if (!params.ignore_eos && s % interval == 0) {
+      const at::Tensor alive =
+          out.done.index_select(0, batch.rows).logical_not().nonzero().view(-1);
+      if (alive.numel() == 0) break;
+      if (alive.numel() < batch.rows.numel()) batch.keep(alive);
+    }
+    const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
+    const at::Tensor h = model.decode(batch.tokens, batch.positions, view, cache);
+    sampled = sample_tokens(model.logits(h), settings, gen);
+    record(out, s, batch.rows, sampled, params);
+    batch.tokens = sampled.tokens;
+    batch.positions = batch.positions + 1;
+    batch.lengths = batch.lengths + 1;
+  }
+
+  const at::Tensor prompt_ids = prompts.tensor("input_ids").to(dev, at::kLong);
+  const at::Tensor prompt_mask = prompts.tensor("attention_mask").to(dev, at::kLong);
+  const at::Tensor prompt_pos = prompts.tensor("position_ids").to(dev, at::kLong);
+  const at::Tensor response_pos =
+      packed.last_positions.to(dev).unsqueeze(1) + at::arange(1, R + 1, long_options).unsqueeze(0);
+  data::Batch result;
+  result.meta_info = prompts.meta_info;
+  for (const auto& [key, values] : prompts.non_tensors()) result.set_non_tensor(key, values);
+  result.set_tensor("prompts", prompt_ids);
+  result.set_tensor("responses", out.tokens);
+  result.set_tensor("response_mask", out.mask);
+  result.set_tensor("input_ids", at::cat({prompt_ids, out.tokens}, 1));
+  result.set_tensor("attention_mask", at::cat({prompt_mask, out.mask}, 1));
+  result.set_tensor("position_ids", at::cat({prompt_pos, response_pos}, 1));
+  if (params.calculate_log_probs) result.set_tensor("rollout_log_probs", out.logprobs);
+  return result;
+}
+
+}  // namespace verlpp::rollout

@@ -1,0 +1,199 @@
+// generate_sequences on the fixture checkpoints (fp32, CPU): greedy output equals greedy decoding
+// by full recomputation without a cache; the batch layout (left-padded prompts, right-padded
+// responses, masks, positions) and the stop rules (eos mid-batch, several eos ids, ignore_eos,
+// max_response_length) follow from that reference by hand.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "rollout_test_util.h"
+#include "verlpp/core/error.h"
+#include "verlpp/rollout/rollout.h"
+
+namespace verlpp::rollout {
+namespace {
+
+using testing::row;
+
+const std::vector<std::vector<int64_t>> kPrompts = {
+    {11, 42, 7}, {5, 99, 23, 64, 8, 150, 3}, {200, 17, 81, 9, 33}, {77}};
+constexpr int64_t kP = 9;    // prompt_length (>= the longest prompt: left padding in every row)
+constexpr int64_t kPad = 0;  // pad id
+
+SamplingParams greedy(int64_t R) {
+  SamplingParams p;
+  p.do_sample = false;
+  p.temperature = 0.0;
+  p.max_response_length = R;
+  p.pad_token_id = kPad;
+  return p;
+}
+
+// Each row's reference continuation cut after the first token in `eos` (kept), then padded.
+std::vector<int64_t> cut_at_eos(std::vector<int64_t> tokens, const std::vector<int32_t>& eos,
+                                int64_t* length) {
+  auto it = std::find_if(tokens.begin(), tokens.end(), [&](int64_t t) {
+    return std::find(eos.begin(), eos.end(), static_cast<int32_t>(t)) != eos.end();
+  });
+  if (it != tokens.end()) std::fill(it + 1, tokens.end(), kPad);
+  *length = it == tokens.end() ? static_cast<int64_t>(tokens.size()) : (it - tokens.begin()) + 1;
+  return tokens;
+}
+
+class RolloutGreedy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RolloutGreedy, MatchesRecomputationAndLaysOutTheBatch) {
+  const model::CausalLM m = testing::load_fp32(GetParam());
+  const int64_t R = 6;
+  const data::Batch prompts = testing::left_padded(kPrompts, kP, kPad);
+  const data::Batch out = generate_sequences(m, prompts, greedy(R), 0);
+  const int64_t B = static_cast<int64_t>(kPrompts.size());
+  ASSERT_EQ(out.tensor("responses").sizes(), (std::vector<int64_t>{B, R}));
+  EXPECT_TRUE(out.tensor("prompts").equal(prompts.tensor("input_ids")));
+  for (int64_t b = 0; b < B; ++b) {
+    const auto& prompt = kPrompts[static_cast<size_t>(b)];
+    const auto n = static_cast<int64_t>(prompt.size());
+    const std::vector<int64_t> want = testing::greedy_by_recomputation(m, prompt, R);
+    EXPECT_EQ(row(out.tensor("responses"), b), want) << "row " << b;
+    EXPECT_EQ(row(out.tensor("response_mask"), b), std::vector<int64_t>(R, 1));
+    std::vector<int64_t> ids(kP - n, kPad), mask(kP - n, 0), pos(kP - n, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      ids.push_back(prompt[static_cast<size_t>(i)]);
+      mask.push_back(1);
+      pos.push_back(i);
+    }
+    for (int64_t i = 0; i < R; ++i) {
+      ids.push_back(want[static_cast<size_t>(i)]);
+      mask.push_back(1);
+      pos.push_back(n + i);
+    }
+    EXPECT_EQ(row(out.tensor("input_ids"), b), ids);
+    EXPECT_EQ(row(out.tensor("attention_mask"), b), mask);
+    EXPECT_EQ(row(out.tensor("position_ids"), b), pos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutGreedy,
+                         ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3"));
+
+class RolloutStops : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& p : kPrompts) reference.push_back(testing::greedy_by_recomputation(m, p, R));
+  }
+  // Checks each row against the reference cut at `eos`.
+  void expect_cut(const data::Batch& out, const std::vector<int32_t>& eos) {
+    for (size_t b = 0; b < kPrompts.size(); ++b) {
+      int64_t length = 0;
+      const std::vector<int64_t> want = cut_at_eos(reference[b], eos, &length);
+      std::vector<int64_t> mask(R, 0);
+      std::fill(mask.begin(), mask.begin() + length, 1);
+      const auto r = static_cast<int64_t>(b);
+      EXPECT_EQ(row(out.tensor("responses"), r), want) << "row " << b;
+      EXPECT_EQ(row(out.tensor("response_mask"), r), mask) << "row " << b;
+      EXPECT_EQ(row(out.tensor("attention_mask"), r).back(), mask.back());
+      const at::Tensor lp = out.tensor("rollout_log_probs")[r];
+      EXPECT_EQ(lp.narrow(0, length, R - length).abs().sum().item<float>(), 0.0f);
+      EXPECT_LT(lp.narrow(0, 0, length).max().item<float>(), 0.0f);
+    }
+  }
+
+  const model::CausalLM m = testing::load_fp32("qwen2");
+  const int64_t R = 7;
+  std::vector<std::vector<int64_t>> reference;
+};
+
+TEST_F(RolloutStops, EosMidBatchFinishesThatRowEarly) {
+  const auto eos = static_cast<int32_t>(reference[0][2]);
+  SamplingParams p = greedy(R);
+  p.eos_token_ids = {eos};
+  const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+  expect_cut(out, p.eos_token_ids);
+  EXPECT_LT(row(out.tensor("response_mask"), 0)[3], 1);  // row 0 stopped after step 2
+}
+
+TEST_F(RolloutStops, AnyOfSeveralEosIdsStops) {
+  SamplingParams p = greedy(R);
+  p.eos_token_ids = {static_cast<int32_t>(reference[1][1]), static_cast<int32_t>(reference[2][4])};
+  const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+  expect_cut(out, p.eos_token_ids);
+}
+
+TEST_F(RolloutStops, FinishedRowsKeptInTheDecodeBatchAreMasked) {
+  SamplingParams p = greedy(R);
+  p.eos_token_ids = {static_cast<int32_t>(reference[0][1]), static_cast<int32_t>(reference[2][2])};
+  p.compaction_interval = 4;  // rows ending at steps 1..3 stay in the batch until step 4
+  const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+  expect_cut(out, p.eos_token_ids);
+}
+
+TEST_F(RolloutStops, IgnoreEosRunsToMaxResponseLength) {
+  SamplingParams p = greedy(R);
+  p.eos_token_ids = {static_cast<int32_t>(reference[0][0]), static_cast<int32_t>(reference[3][1])};
+  p.ignore_eos = true;
+  const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+  expect_cut(out, {});
+}
+
+TEST(Rollout, NonTensorFieldsAndMetaInfoAreCarried) {
+  const model::CausalLM m = testing::load_fp32("qwen3_tied");
+  data::Batch prompts = testing::left_padded({{1, 2}, {3}}, 3, kPad);
+  prompts.set_non_tensor("data_source", {"a", "b"});
+  prompts.meta_info["step"] = 4;
+  SamplingParams p = greedy(2);
+  p.calculate_log_probs = false;
+  const data::Batch out = generate_sequences(m, prompts, p, 0);
+  EXPECT_EQ(out.non_tensor("data_source")[1], "b");
+  EXPECT_EQ(out.meta_info["step"], 4);
+  EXPECT_FALSE(out.has_tensor("rollout_log_probs"));
+}
+
+TEST(Rollout, SamplingIsDeterministicForASeed) {
+  const model::CausalLM m = testing::load_fp32("llama3");
+  const data::Batch prompts = testing::left_padded(kPrompts, kP, kPad);
+  SamplingParams p;
+  p.max_response_length = 8;
+  const at::Tensor a = generate_sequences(m, prompts, p, 3).tensor("responses");
+  EXPECT_TRUE(a.equal(generate_sequences(m, prompts, p, 3).tensor("responses")));
+  EXPECT_FALSE(a.equal(generate_sequences(m, prompts, p, 4).tensor("responses")));
+}
+
+TEST(Rollout, BadPromptsAreErrors) {
+  const model::CausalLM m = testing::load_fp32("qwen2");
+  data::Batch missing;
+  missing.set_tensor("input_ids", at::ones({1, 2}, at::kLong));
+  EXPECT_THROW(generate_sequences(m, missing, greedy(2), 0), Error);
+  data::Batch empty = testing::left_padded({{1, 2}}, 2, kPad);
+  empty.set_tensor("attention_mask", at::zeros({1, 2}, at::kLong));
+  EXPECT_THROW(generate_sequences(m, empty, greedy(2), 0), Error);
+  EXPECT_THROW(generate_sequences(m, testing::left_padded({{1}}, 2, kPad), greedy(0), 0), Error);
+}
+
+TEST(Rollout, SamplingParamsFromTheRolloutSection) {
+  config::RolloutConfig r;
+  r.response_length = 16;
+  r.sampling.temperature = 0.9;
+  r.sampling.top_k = 50;
+  r.val_kwargs.temperature = 0.0;
+  r.val_kwargs.do_sample = false;
+  r.ignore_eos = true;
+  const SamplingParams train = sampling_params(r, false, {2, 5}, 0);
+  EXPECT_EQ(train.temperature, 0.9);
+  EXPECT_EQ(train.top_k, 50);
+  EXPECT_EQ(train.max_response_length, 16);
+  EXPECT_TRUE(train.ignore_eos);
+  EXPECT_EQ(train.eos_token_ids, (std::vector<int32_t>{2, 5}));
+  const SamplingParams val = sampling_params(r, true, {2}, 0);
+  EXPECT_EQ(val.temperature, 0.0);
+  EXPECT_FALSE(val.do_sample);
+  r.sampling.top_p = 0.0;
+  EXPECT_THROW(sampling_params(r, false, {}, 0), Error);
+  r.sampling.top_p = 1.0;
+  r.response_length = 0;
+  EXPECT_THROW(sampling_params(r, false, {}, 0), Error);
+}
+
+}  // namespace
+}  // namespace verlpp::rollout

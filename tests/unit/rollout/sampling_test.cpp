@@ -1,0 +1,154 @@
+// The sampler against distributions worked out by hand in this file: temperature, top_k
+// (transformers TopKLogitsWarper) and top_p (TopPLogitsWarper) truncation, a chi-square
+// goodness-of-fit test of 10,000 draws, greedy argmax and the log-probs before truncation.
+#include "verlpp/rollout/sampling.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::rollout {
+namespace {
+
+const std::vector<double> kLogits = {2.0, 1.5, 1.2, 1.0, 0.7, 0.3, 0.0, -0.5, -1.0, 0.9, 1.4, -2.0};
+
+// The truncated distribution computed directly: scale by 1/T, keep the k largest, then walk the
+// tokens from the most probable and keep each one while the probability of those before it is
+// below top_p; renormalise.
+std::vector<double> expected_distribution(double temperature, int64_t top_k, double top_p) {
+  const size_t V = kLogits.size();
+  std::vector<size_t> order(V);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [](size_t a, size_t b) { return kLogits[a] > kLogits[b]; });
+  const size_t k = top_k > 0 ? std::min<size_t>(static_cast<size_t>(top_k), V) : V;
+  std::vector<double> p(V, 0.0);
+  double z = 0.0;
+  for (size_t r = 0; r < k; ++r) z += std::exp(kLogits[order[r]] / temperature);
+  double before = 0.0;
+  double kept = 0.0;
+  for (size_t r = 0; r < k; ++r) {
+    const double q = std::exp(kLogits[order[r]] / temperature) / z;
+    if (before < top_p) {
+      p[order[r]] = q;
+      kept += q;
+    }
+    before += q;
+  }
+  for (double& x : p) x /= kept;
+  return p;
+}
+
+// Upper 0.1% points of the chi-square distribution, df = 1..11.
+double chi_square_critical(size_t df) {
+  static const double table[] = {10.828, 13.816, 16.266, 18.467, 20.515, 22.458,
+                                 24.322, 26.124, 27.877, 29.588, 31.264};
+  return table[df - 1];
+}
+
+struct Case {
+  double temperature;
+  int64_t top_k;
+  double top_p;
+  size_t kept;  // tokens left after truncation (worked out by hand)
+};
+
+class SamplingDistribution : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SamplingDistribution, TenThousandDrawsPassChiSquare) {
+  const Case c = GetParam();
+  const std::vector<double> p = expected_distribution(c.temperature, c.top_k, c.top_p);
+  ASSERT_EQ(static_cast<size_t>(std::count_if(p.begin(), p.end(), [](double x) { return x > 0; })),
+            c.kept);
+  const int64_t draws = 10000;
+  const at::Tensor logits =
+      at::tensor(kLogits, at::kDouble).to(at::kFloat).unsqueeze(0).expand({draws, -1}).contiguous();
+  SamplerSettings s;
+  s.temperature = c.temperature;
+  s.top_k = c.top_k;
+  s.top_p = c.top_p;
+  at::Generator gen = make_generator(at::Device(at::kCPU), 1234);
+  const SampledTokens out = sample_tokens(logits, s, gen);
+  const at::Tensor counts = at::bincount(out.tokens, {}, static_cast<int64_t>(kLogits.size()));
+  // Bins with an expected count below 5 are merged into one, as the test requires.
+  double chi2 = 0.0;
+  double rest_expected = 0.0;
+  double rest_observed = 0.0;
+  size_t bins = 0;
+  for (size_t v = 0; v < p.size(); ++v) {
+    const double observed = static_cast<double>(counts[static_cast<int64_t>(v)].item<int64_t>());
+    const double expected = p[v] * draws;
+    if (p[v] == 0.0) {
+      EXPECT_EQ(observed, 0.0) << "token " << v << " was truncated but drawn";
+    } else if (expected < 5.0) {
+      rest_expected += expected;
+      rest_observed += observed;
+    } else {
+      chi2 += (observed - expected) * (observed - expected) / expected;
+      ++bins;
+    }
+  }
+  if (rest_expected > 0.0) {
+    chi2 += (rest_observed - rest_expected) * (rest_observed - rest_expected) / rest_expected;
+    ++bins;
+  }
+  EXPECT_LT(chi2, chi_square_critical(bins - 1)) << "bins " << bins;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sampling, SamplingDistribution,
+                         ::testing::Values(Case{0.7, 8, 0.9, 6}, Case{1.0, -1, 0.8, 6},
+                                           Case{1.3, 5, 1.0, 5}, Case{0.5, -1, 1.0, 12}));
+
+TEST(Sampling, LogProbsAreOfTheUntruncatedTemperatureSoftmax) {
+  const double T = 0.7;
+  const at::Tensor logits =
+      at::tensor(kLogits, at::kDouble).to(at::kFloat).unsqueeze(0).repeat({64, 1});
+  SamplerSettings s{false, T, 3, 0.5};
+  at::Generator gen = make_generator(at::Device(at::kCPU), 7);
+  const SampledTokens out = sample_tokens(logits, s, gen);
+  double z = 0.0;
+  for (double l : kLogits) z += std::exp(l / T);
+  for (int64_t i = 0; i < 64; ++i) {
+    const int64_t t = out.tokens[i].item<int64_t>();
+    EXPECT_NEAR(out.logprobs[i].item<float>(), kLogits[static_cast<size_t>(t)] / T - std::log(z),
+                1e-5);
+  }
+}
+
+TEST(Sampling, GreedyTakesTheArgmaxWithLogProbsAtTheTemperature) {
+  const at::Tensor logits = at::tensor({0.1f, 3.0f, -1.0f, 2.0f, 1.0f, 2.5f}).view({2, 3});
+  at::Generator gen = make_generator(at::Device(at::kCPU), 0);
+  const SampledTokens out = sample_tokens(logits, {true, 2.0, -1, 1.0}, gen);
+  EXPECT_EQ(out.tokens[0].item<int64_t>(), 1);
+  EXPECT_EQ(out.tokens[1].item<int64_t>(), 2);
+  const double z1 = std::exp(2.0 / 2) + std::exp(1.0 / 2) + std::exp(2.5 / 2);
+  EXPECT_NEAR(out.logprobs[1].item<float>(), 2.5 / 2 - std::log(z1), 1e-6);
+}
+
+TEST(Sampling, SameSeedSameDraws) {
+  const at::Tensor logits = at::zeros({100, 50});
+  SamplerSettings s;
+  at::Generator g1 = make_generator(at::Device(at::kCPU), 5);
+  at::Generator g2 = make_generator(at::Device(at::kCPU), 5);
+  at::Generator g3 = make_generator(at::Device(at::kCPU), 6);
+  const at::Tensor a = sample_tokens(logits, s, g1).tokens;
+  EXPECT_TRUE(a.equal(sample_tokens(logits, s, g2).tokens));
+  EXPECT_FALSE(a.equal(sample_tokens(logits, s, g3).tokens));
+}
+
+TEST(Sampling, BadSettingsAreErrors) {
+  at::Generator gen = make_generator(at::Device(at::kCPU), 0);
+  const at::Tensor logits = at::zeros({1, 4});
+  EXPECT_THROW(sample_tokens(logits, {false, 0.0, -1, 1.0}, gen), Error);
+  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 0.0}, gen), Error);
+  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 1.5}, gen), Error);
+}
+
+}  // namespace
+}  // namespace verlpp::rollout
