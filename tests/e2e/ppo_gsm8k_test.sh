@@ -28,6 +28,7 @@ common=(
   actor_rollout_ref.model.path="$work/model"
   actor_rollout_ref.actor.optim.lr=1e-2 actor_rollout_ref.actor.ppo_mini_batch_size=2
   actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.use_kl_loss=true
+  actor_rollout_ref.actor.entropy_coeff=0.01
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
   actor_rollout_ref.rollout.tensor_model_parallel_size=1
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
