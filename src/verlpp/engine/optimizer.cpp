@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "verlpp/core/atomic_file.h"
@@ -105,10 +108,20 @@ void Optimizer::save(const std::string& path) const {
   }
   archive.write("scheduler_step", torch::tensor(impl_->scheduler_step));
   write_atomically(path, [&](const std::filesystem::path& temporary) {
-    try {
-      archive.save_to(temporary.string());
-    } catch (const c10::Error& e) {
-      throw Error("cannot write optimizer state " + path + ": " + e.what_without_backtrace());
+    // LibTorch's zip writer throws from its destructor when a write comes up short (a full disk),
+    // which terminates the process; so the bytes go through a writer that records the failure,
+    // keeps accepting data, and is checked once the archive is complete.
+    std::FILE* file = std::fopen(temporary.c_str(), "wb");
+    if (file == nullptr) throw Error("cannot write optimizer state " + path + ": cannot open");
+    int write_errno = 0;
+    archive.save_to([&](const void* data, std::size_t size) -> std::size_t {
+      if (write_errno == 0 && std::fwrite(data, 1, size, file) != size) write_errno = errno;
+      return size;
+    });
+    if (std::fflush(file) != 0 && write_errno == 0) write_errno = errno;
+    if (std::fclose(file) != 0 && write_errno == 0) write_errno = errno;
+    if (write_errno != 0) {
+      throw Error("cannot write optimizer state " + path + ": " + std::strerror(write_errno));
     }
   });
 }
