@@ -4,7 +4,7 @@
 # gsm8k scorer, validation, checkpoints and resume. Asserts: the run's JSONL metrics (verl's names;
 # first update actor/ppo_kl == 0 within 1e-6 and actor/pg_clipfrac == 0, as the first update's
 # ratio is 1), the checkpoint layout, and that 4 steps straight equal 2 steps + resume + 2 steps
-# (every metric but timings). Usage: ppo_gsm8k_test.sh VERLPP SOURCE_DIR
+# (every metric but timings), and that SIGTERM ends the run with a checkpoint. Usage: ppo_gsm8k_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
 SRC=$2
@@ -106,4 +106,17 @@ for step in a:
         assert a[step][k] == b[step][k] or (a[step][k] != a[step][k] and b[step][k] != b[step][k]), \
             (step, k, a[step][k], b[step][k])
 PY
+
+# 3. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.
+VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csig" \
+  trainer.total_training_steps=200 trainer.save_freq=-1 trainer.val_before_train=false > "$work/sig.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q "^step:1 - " "$work/sig.log" && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+stopped=$(sed -n 's/.*stopped by a signal after step \([0-9]*\).*/\1/p' "$work/sig.log")
+[ "$rc" -eq 0 ] || fail "SIGTERM: exit $rc: $(tail -3 "$work/sig.log")"
+[ -n "$stopped" ] && [ "$stopped" -lt 200 ] || fail "SIGTERM did not stop the run: $(tail -3 "$work/sig.log")"
+[ "$(cat "$work/csig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
+  fail "no checkpoint of step $stopped after SIGTERM"
 exit $((failures > 0))
