@@ -4,7 +4,7 @@
 # gsm8k scorer, validation, checkpoints and resume. Asserts: the run's JSONL metrics (verl's names;
 # first update actor/ppo_kl == 0 within 1e-6 and actor/pg_clipfrac == 0, as the first update's
 # ratio is 1), the checkpoint layout, and that 4 steps straight equal 2 steps + resume + 2 steps
-# (every metric but timings). Usage: ppo_gsm8k_test.sh VERLPP SOURCE_DIR
+# (every metric but timings), and that SIGTERM ends the run with a checkpoint. Usage: ppo_gsm8k_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
 SRC=$2
@@ -28,6 +28,7 @@ common=(
   actor_rollout_ref.model.path="$work/model"
   actor_rollout_ref.actor.optim.lr=1e-2 actor_rollout_ref.actor.ppo_mini_batch_size=2
   actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.use_kl_loss=true
+  actor_rollout_ref.actor.entropy_coeff=0.01
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
   actor_rollout_ref.rollout.tensor_model_parallel_size=1
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
@@ -105,4 +106,43 @@ for step in a:
         assert a[step][k] == b[step][k] or (a[step][k] != a[step][k] and b[step][k] != b[step][k]), \
             (step, k, a[step][k], b[step][k])
 PY
+
+# 3. PPO with a critic (gae), KL in the reward, dynamic token-budget micro-batches and critic warmup.
+out=$(ppo "$work/gae.jsonl" "$work/cgae" algorithm.adv_estimator=gae algorithm.use_kl_in_reward=true \
+      critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=1 \
+      actor_rollout_ref.actor.use_dynamic_bsz=true actor_rollout_ref.actor.ppo_max_token_len_per_gpu=300 \
+      trainer.critic_warmup=2 trainer.total_training_steps=2 trainer.save_freq=2 trainer.val_before_train=false \
+      trainer.test_freq=-1); rc=$?
+[ "$rc" -eq 0 ] || fail "gae run (exit $rc): $(tail -5 <<<"$out")"
+python3 - "$work/gae.jsonl" <<'PY' || fail "metrics of the gae run"
+import json, sys
+steps = {}
+for l in open(sys.argv[1]):
+    l = json.loads(l)
+    steps.setdefault(l["step"], {}).update(l["data"])
+for step in (1, 2):
+    for key in ["critic/vf_loss", "critic/vf_clipfrac", "critic/vpred_mean", "critic/grad_norm",
+                "critic/values/mean", "critic/vf_explained_var", "actor/reward_kl_penalty",
+                "timing_s/values", "timing_s/update_critic"]:
+        assert key in steps[step], (step, key)
+assert "actor/pg_loss" not in steps[1], "the actor was updated during critic_warmup"
+assert "actor/pg_loss" in steps[2], "the actor was not updated after critic_warmup"
+assert steps[1]["actor/reward_kl_penalty"] == 0  # actor == reference before any actor update
+PY
+for f in critic/huggingface/model.safetensors critic/optimizer.bin critic/value_head/model.safetensors; do
+  [ -f "$work/cgae/global_step_2/$f" ] || fail "critic checkpoint lacks $f"
+done
+
+# 4. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.
+VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csig" \
+  trainer.total_training_steps=200 trainer.save_freq=-1 trainer.val_before_train=false > "$work/sig.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q "^step:1 - " "$work/sig.log" && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+stopped=$(sed -n 's/.*stopped by a signal after step \([0-9]*\).*/\1/p' "$work/sig.log")
+[ "$rc" -eq 0 ] || fail "SIGTERM: exit $rc: $(tail -3 "$work/sig.log")"
+[ -n "$stopped" ] && [ "$stopped" -lt 200 ] || fail "SIGTERM did not stop the run: $(tail -3 "$work/sig.log")"
+[ "$(cat "$work/csig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
+  fail "no checkpoint of step $stopped after SIGTERM"
 exit $((failures > 0))

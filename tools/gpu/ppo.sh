@@ -28,13 +28,13 @@ build/verlpp model init --preset qwen3-0.6b --dtype bfloat16 --seed 1 \
   --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" >> "$OUT/data.txt" 2>&1 ||
   { echo "model init failed"; cat "$OUT/data.txt"; exit 0; }
 
-STEPS=${STEPS:-4}
+STEPS=${STEPS:-3}
 cmd=(build/verlpp ppo
   data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
-  data.train_batch_size=32 data.val_max_samples=64 data.max_prompt_length=256
+  data.train_batch_size=16 data.val_max_samples=32 data.max_prompt_length=256
   data.max_response_length=256 data.filter_overlong_prompts=true
   actor_rollout_ref.model.path="$work/model"
-  actor_rollout_ref.actor.optim.lr=1e-6 actor_rollout_ref.actor.ppo_mini_batch_size=16
+  actor_rollout_ref.actor.optim.lr=1e-6 actor_rollout_ref.actor.ppo_mini_batch_size=8
   actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16 actor_rollout_ref.actor.use_kl_loss=true
   actor_rollout_ref.actor.kl_loss_coef=0.001 actor_rollout_ref.actor.kl_loss_type=low_var_kl
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=5
@@ -46,7 +46,7 @@ cmd=(build/verlpp ppo
   trainer.total_training_steps="$STEPS" trainer.val_before_train=false trainer.test_freq="$STEPS"
   trainer.save_freq="$STEPS" trainer.default_local_dir="$work/ckpt")
 printf '%q ' "${cmd[@]}" > "$OUT/command.txt"
-VERL_FILE_LOGGER_PATH="$OUT/ppo_metrics.jsonl" timeout 400 "${cmd[@]}" > "$OUT/ppo.log" 2>&1
+VERL_FILE_LOGGER_PATH="$OUT/ppo_metrics.jsonl" timeout 240 "${cmd[@]}" > "$OUT/ppo.log" 2>&1
 echo "ppo rc=$?"
 tail -c 4000 "$OUT/ppo.log"
 python3 - "$OUT/ppo_metrics.jsonl" <<'PY'

@@ -14,9 +14,9 @@ const tokenizer::Tokenizer& qwen3() {
   return tok;
 }
 
-// Two GSM8K responses right-padded to width 16 with pad id 0; only the first is right.
+// Two GSM8K responses right-padded to width 32 with pad id 0; only the first is right.
 data::Batch gsm8k_batch(const std::vector<std::string>& texts, std::vector<std::int64_t>& lengths) {
-  const std::int64_t width = 16;
+  const std::int64_t width = 32;
   at::Tensor responses = at::zeros({2, width}, at::kLong), mask = at::zeros({2, width}, at::kLong);
   for (std::int64_t i = 0; i < 2; ++i) {
     const auto ids = qwen3().encode(texts[static_cast<std::size_t>(i)]);
@@ -39,7 +39,7 @@ TEST(BatchRewards, Gsm8kScoreOnTheLastValidTokenOfTheDecodedResponse) {
   const data::Batch batch = gsm8k_batch(
       {"She sold 48 + 24 = 72 clips.\n#### 72<|im_end|>", "#### 71<|im_end|>"}, lengths);
   const BatchRewards r = compute_batch_rewards(batch, qwen3(), {}, "data_source");
-  ASSERT_EQ(r.token_level_scores.sizes(), (at::IntArrayRef{2, 16}));
+  ASSERT_EQ(r.token_level_scores.sizes(), (at::IntArrayRef{2, 32}));
   EXPECT_EQ(r.scores, (std::vector<double>{1.0, 0.0}));
   EXPECT_EQ(r.token_level_scores[0][lengths[0] - 1].item<float>(), 1.0f);
   EXPECT_EQ(r.token_level_scores.sum().item<float>(), 1.0f);
