@@ -69,7 +69,7 @@ const at::Tensor& prompt_tensor(const data::Batch& prompts, const std::string& k
   return t;
 }
 
-PackedPrompts pack_prompts(const data::Batch& prompts) {
+PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
   const at::Tensor ids = prompt_tensor(prompts, "input_ids").to(at::kCPU, at::kLong);
   const at::Tensor mask = prompt_tensor(prompts, "attention_mask").to(at::kCPU).ne(0);
   const at::Tensor pos = prompt_tensor(prompts, "position_ids").to(at::kCPU, at::kLong);
@@ -83,6 +83,14 @@ PackedPrompts pack_prompts(const data::Batch& prompts) {
       throw Error(fmt::format("generate_sequences: prompt row {} is empty", b));
   }
   p.max_length = *std::max_element(p.lengths.begin(), p.lengths.end());
+  const int64_t lowest = p.ids.min().item<int64_t>();
+  const int64_t highest = p.ids.max().item<int64_t>();
+  if (lowest < 0 || highest >= vocab_size) {
+    throw Error(
+        fmt::format("generate_sequences: prompt token id {} is outside the model's "
+                    "vocabulary [0, {}) (tokenizer and model do not match?)",
+                    lowest < 0 ? lowest : highest, vocab_size));
+  }
   std::vector<int64_t> cu(p.lengths.size() + 1, 0);
   std::partial_sum(p.lengths.begin(), p.lengths.end(), cu.begin() + 1);
   p.cu_seqlens = at::tensor(cu, at::kLong);
@@ -166,7 +174,7 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   }
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
-  const PackedPrompts packed = pack_prompts(prompts);
+  const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
   const int64_t B = static_cast<int64_t>(packed.lengths.size());
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
   const SamplerSettings settings = sampler_settings(params);
