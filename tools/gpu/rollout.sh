@@ -37,6 +37,9 @@ fi
 if [ -x build/bench/verlpp_rollout_bench ]; then
   timeout 150 build/bench/verlpp_rollout_bench --baseline "$OUT/hf.json" > "$OUT/bench.json" 2> "$OUT/bench.err"
   echo "bench rc=$?"; cat "$OUT/bench.json"; tail -5 "$OUT/bench.err"
+  # Diagnostic: a small batch shows the per-step cost that does not scale with the batch.
+  timeout 60 build/bench/verlpp_rollout_bench --prompts 16 --response-length 512 > "$OUT/bench_small.json" 2>&1
+  echo "bench (16 prompts, 512 tokens) rc=$?"; cat "$OUT/bench_small.json"
 fi
 # The command line on CUDA (bf16): a tiny random Qwen3 with the Qwen3 tokenizer, two prompts.
 if [ -x build/verlpp ]; then
