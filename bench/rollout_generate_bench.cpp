@@ -3,7 +3,7 @@
 // bench/baselines/rollout_generate_hf.py (same shape, prompts, lengths and sampling).
 //
 //   verlpp_rollout_bench [--prompts 256] [--prompt-length 512] [--response-length 1024]
-//       [--dtype bfloat16] [--baseline hf.json] [--seed 0]
+//       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //
 // Every prompt is prompt-length random ids; responses are response-length tokens (ignore_eos),
 // sampled at temperature 1 with top_k/top_p off (verl's rollout defaults). One warm-up call on 8
@@ -20,6 +20,7 @@
 #include <string>
 #include <utility>
 
+#include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/model/causal_lm.h"
@@ -40,12 +41,19 @@ struct Options {
   std::string dtype = "bfloat16";
   std::string baseline;
   uint64_t seed = 0;
+  bool cuda_graph = true;
 };
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i];
+    if (key == "--no-cuda-graph") {
+      o.cuda_graph = false;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) throw verlpp::Error("option " + key + " needs a value");
     const std::string value = argv[i + 1];
     if (key == "--prompts") {
       o.prompts = std::stoll(value);
@@ -112,6 +120,7 @@ int run(const Options& o) {
   params.temperature = 1.0;
   params.ignore_eos = true;
   params.eos_token_ids = {static_cast<int32_t>(config.eos_token_id)};
+  params.use_cuda_graph = o.cuda_graph;
   params.max_response_length = 16;
   verlpp::rollout::generate_sequences(model, random_prompts(8, 64, config.vocab_size, 1), params, 0)
       .tensor("responses")
@@ -133,6 +142,7 @@ int run(const Options& o) {
       {"prompt_length", o.prompt_length},
       {"response_length", o.response_length},
       {"dtype", o.dtype},
+      {"cuda_graph", o.cuda_graph && verlpp::compat::CudaGraph::available()},
       {"output_tokens", tokens},
       {"seconds", seconds},
       {"tokens_per_s", static_cast<double>(tokens) / seconds},

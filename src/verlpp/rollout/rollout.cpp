@@ -6,11 +6,16 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iostream>
+#include <memory>
 #include <numeric>
 #include <utility>
 
+#include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
 #include "verlpp/model/kv_cache.h"
+#include "verlpp/rollout/graphed_decode.h"
 #include "verlpp/rollout/sampling.h"
 
 namespace verlpp::rollout {
@@ -180,7 +185,12 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   const SamplerSettings settings = sampler_settings(params);
   at::Generator gen = make_generator(dev, seed);
 
-  model::KVCache cache(model.config(), B, packed.max_length + R, model.dtype(), dev);
+  const bool flash =
+      dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
+  const bool graphs = flash && params.use_cuda_graph && compat::CudaGraph::available();
+  // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
+  model::KVCache cache(model.config(), B + (graphs ? 1 : 0), packed.max_length + R, model.dtype(),
+                       dev);
   std::vector<int64_t> slots(static_cast<size_t>(B));
   std::iota(slots.begin(), slots.end(), 0);
   const at::Tensor hidden =
@@ -204,8 +214,9 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   batch.positions = packed.last_positions.to(dev) + 1;
   batch.lengths = at::tensor(packed.lengths, at::kLong).to(dev) + 1;
 
-  const bool flash = dev.is_cuda() && model.dtype() != at::kFloat;
   const int64_t interval = compaction_interval(params, dev);
+  std::unique_ptr<GraphedDecoder> graphed;
+  if (graphs) graphed = std::make_unique<GraphedDecoder>(model, cache, B);
   for (int64_t s = 1; s < R; ++s) {
     if (!params.ignore_eos && s % interval == 0) {
       const at::Tensor alive =
@@ -213,9 +224,21 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
       if (alive.numel() == 0) break;
       if (alive.numel() < batch.rows.numel()) batch.keep(alive);
     }
-    const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
-    const at::Tensor h = model.decode(batch.tokens, batch.positions, view, cache);
-    sampled = sample_tokens(model.logits(h), settings, gen);
+    at::Tensor logits;
+    if (graphed) {
+      try {
+        logits = graphed->step(batch.tokens, batch.positions, batch.rows * cache.capacity(),
+                               batch.lengths);
+      } catch (const Error& e) {
+        std::cerr << "verlpp rollout: " << e.what() << "; decoding without CUDA graphs\n";
+        graphed.reset();
+      }
+    }
+    if (!logits.defined()) {
+      const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
+      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache));
+    }
+    sampled = sample_tokens(logits, settings, gen);
     record(out, s, batch.rows, sampled, params);
     batch.tokens = sampled.tokens;
     batch.positions = batch.positions + 1;

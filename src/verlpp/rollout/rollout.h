@@ -27,6 +27,9 @@ struct SamplingParams {
   // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
   // finished rows still in the batch are computed and their output discarded.
   std::int64_t compaction_interval = 0;
+  // Engine setting: replay decode steps from CUDA graphs (bf16/fp16 CUDA models, builds with CUDA
+  // graphs and flash attention over the KV cache); false: launch every kernel each step.
+  bool use_cuda_graph = true;
 };
 
 // The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with
