@@ -23,7 +23,7 @@ echo "hf baseline rc=$?"; tail -2 "$OUT/hf.log"
 scripts/setup > "$OUT/build.log" 2>&1
 prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')${EXTRA_PREFIX_PATH:+;$EXTRA_PREFIX_PATH}"
 targets=(--target verlpp verlpp_rollout_tests verlpp_rollout_bench)
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DVERLPP_BUILD_BENCH=ON &&
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DVERLPP_BUILD_BENCH=ON -DVERLPP_CUDA_GRAPHS=ON &&
        timeout 200 cmake --build build -j 16 "${targets[@]}"; } >> "$OUT/build.log" 2>&1; then
   echo "build failed; again without CUDA graphs"; grep -E "error" -A4 "$OUT/build.log" | head -30
   { cmake -B build -DVERLPP_CUDA_GRAPHS=OFF && timeout 100 cmake --build build -j 16 "${targets[@]}"; } >> "$OUT/build.log" 2>&1
