@@ -136,8 +136,8 @@ struct CausalLM::Impl {
   at::Tensor embed_tokens;  // [V, H]
   std::vector<Layer> layers;
   at::Tensor norm;
-  at::Tensor lm_head;  // undefined when tied
-  at::Tensor inv_freq;
+  at::Tensor lm_head;   // undefined when tied
+  at::Tensor inv_freq;  // fp32, on the model's device
   bool checkpointing = false;
 
   // Every parameter slot with its HF name, in checkpoint order (defined or not).
@@ -251,6 +251,7 @@ CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
     }
     *slot = reader.tensor(name).to(device, dtype, /*non_blocking=*/false, /*copy=*/true);
   }
+  impl->inv_freq = impl->inv_freq.to(device);
   return CausalLM(impl);
 }
 
@@ -296,6 +297,7 @@ void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
     const bool grad = slot->requires_grad();
     *slot = slot->detach().to(device, dtype).requires_grad_(grad);
   }
+  impl_->inv_freq = impl_->inv_freq.to(device);
 }
 
 at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,

@@ -6,11 +6,16 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iostream>
+#include <memory>
 #include <numeric>
 #include <utility>
 
+#include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
 #include "verlpp/model/kv_cache.h"
+#include "verlpp/rollout/graphed_decode.h"
 #include "verlpp/rollout/sampling.h"
 
 namespace verlpp::rollout {
@@ -69,7 +74,7 @@ const at::Tensor& prompt_tensor(const data::Batch& prompts, const std::string& k
   return t;
 }
 
-PackedPrompts pack_prompts(const data::Batch& prompts) {
+PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
   const at::Tensor ids = prompt_tensor(prompts, "input_ids").to(at::kCPU, at::kLong);
   const at::Tensor mask = prompt_tensor(prompts, "attention_mask").to(at::kCPU).ne(0);
   const at::Tensor pos = prompt_tensor(prompts, "position_ids").to(at::kCPU, at::kLong);
@@ -83,6 +88,14 @@ PackedPrompts pack_prompts(const data::Batch& prompts) {
       throw Error(fmt::format("generate_sequences: prompt row {} is empty", b));
   }
   p.max_length = *std::max_element(p.lengths.begin(), p.lengths.end());
+  const int64_t lowest = p.ids.min().item<int64_t>();
+  const int64_t highest = p.ids.max().item<int64_t>();
+  if (lowest < 0 || highest >= vocab_size) {
+    throw Error(
+        fmt::format("generate_sequences: prompt token id {} is outside the model's "
+                    "vocabulary [0, {}) (tokenizer and model do not match?)",
+                    lowest < 0 ? lowest : highest, vocab_size));
+  }
   std::vector<int64_t> cu(p.lengths.size() + 1, 0);
   std::partial_sum(p.lengths.begin(), p.lengths.end(), cu.begin() + 1);
   p.cu_seqlens = at::tensor(cu, at::kLong);
@@ -166,13 +179,18 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   }
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
-  const PackedPrompts packed = pack_prompts(prompts);
+  const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
   const int64_t B = static_cast<int64_t>(packed.lengths.size());
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
   const SamplerSettings settings = sampler_settings(params);
   at::Generator gen = make_generator(dev, seed);
 
-  model::KVCache cache(model.config(), B, packed.max_length + R, model.dtype(), dev);
+  const bool flash =
+      dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
+  const bool graphs = flash && params.use_cuda_graph && compat::CudaGraph::available();
+  // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
+  model::KVCache cache(model.config(), B + (graphs ? 1 : 0), packed.max_length + R, model.dtype(),
+                       dev);
   std::vector<int64_t> slots(static_cast<size_t>(B));
   std::iota(slots.begin(), slots.end(), 0);
   const at::Tensor hidden =
@@ -196,8 +214,9 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   batch.positions = packed.last_positions.to(dev) + 1;
   batch.lengths = at::tensor(packed.lengths, at::kLong).to(dev) + 1;
 
-  const bool flash = dev.is_cuda() && model.dtype() != at::kFloat;
   const int64_t interval = compaction_interval(params, dev);
+  std::unique_ptr<GraphedDecoder> graphed;
+  if (graphs) graphed = std::make_unique<GraphedDecoder>(model, cache, B);
   for (int64_t s = 1; s < R; ++s) {
     if (!params.ignore_eos && s % interval == 0) {
       const at::Tensor alive =
@@ -205,9 +224,21 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
       if (alive.numel() == 0) break;
       if (alive.numel() < batch.rows.numel()) batch.keep(alive);
     }
-    const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
-    const at::Tensor h = model.decode(batch.tokens, batch.positions, view, cache);
-    sampled = sample_tokens(model.logits(h), settings, gen);
+    at::Tensor logits;
+    if (graphed) {
+      try {
+        logits = graphed->step(batch.tokens, batch.positions, batch.rows * cache.capacity(),
+                               batch.lengths);
+      } catch (const Error& e) {
+        std::cerr << "verlpp rollout: " << e.what() << "; decoding without CUDA graphs\n";
+        graphed.reset();
+      }
+    }
+    if (!logits.defined()) {
+      const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
+      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache));
+    }
+    sampled = sample_tokens(logits, settings, gen);
     record(out, s, batch.rows, sampled, params);
     batch.tokens = sampled.tokens;
     batch.positions = batch.positions + 1;

@@ -27,6 +27,9 @@ struct SamplingParams {
   // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
   // finished rows still in the batch are computed and their output discarded.
   std::int64_t compaction_interval = 0;
+  // Engine setting: replay decode steps from CUDA graphs (bf16/fp16 CUDA models, builds with CUDA
+  // graphs and flash attention over the KV cache); false: launch every kernel each step.
+  bool use_cuda_graph = true;
 };
 
 // The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with
@@ -45,12 +48,15 @@ SamplingParams sampling_params(const config::RolloutConfig& rollout, bool valida
 //   response_mask     int64 [B, R]      1 on response tokens
 //   input_ids         int64 [B, P + R]  prompts then responses
 //   attention_mask    int64 [B, P + R]  prompt mask then response_mask
-//   position_ids      int64 [B, P + R]  prompt positions, then continuing from the last one
+//   position_ids      int64 [B, P + R]  prompt positions, then last real prompt position + 1..R
+//                                       (verl's layout, also under response padding)
 //   rollout_log_probs fp32  [B, R]      log p(token) under softmax(logits / temperature) (before
-//                                       top-k/top-p truncation), 0 at padding; only when
-//                                       calculate_log_probs
-// Finished rows leave the decode batch. Sampling is deterministic for a given (seed, prompts).
-// Throws verlpp::Error for missing or mis-shaped prompt tensors.
+//                                       top-k/top-p truncation; temperature 0 counts as 1), 0 at
+//                                       padding; only when calculate_log_probs
+// meta_info is copied. Finished rows leave the decode batch (see compaction_interval). Sampling
+// is deterministic for a given (seed, prompts, device).
+// Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty prompt row, a prompt id
+// outside the vocabulary or max_response_length < 1.
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
                                const SamplingParams& params, std::uint64_t seed);
 

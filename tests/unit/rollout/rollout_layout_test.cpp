@@ -169,6 +169,8 @@ TEST(Rollout, BadPromptsAreErrors) {
   empty.set_tensor("attention_mask", at::zeros({1, 2}, at::kLong));
   EXPECT_THROW(generate_sequences(m, empty, greedy(2), 0), Error);
   EXPECT_THROW(generate_sequences(m, testing::left_padded({{1}}, 2, kPad), greedy(0), 0), Error);
+  EXPECT_THROW(generate_sequences(m, testing::left_padded({{1, 384}}, 2, kPad), greedy(2), 0),
+               Error);  // qwen2 fixture: vocabulary of 384
 }
 
 TEST(Rollout, SamplingParamsFromTheRolloutSection) {

@@ -1,0 +1,176 @@
+// Rollout throughput: verlpp's generate_sequences on the Qwen3-0.6B shape (model::presets, random
+// weights), against transformers' `generate` measured just before on the same GPU by
+// bench/baselines/rollout_generate_hf.py (same shape, prompts, lengths and sampling).
+//
+//   verlpp_rollout_bench [--prompts 256] [--prompt-length 512] [--response-length 1024]
+//       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
+//
+// Every prompt is prompt-length random ids; responses are response-length tokens (ignore_eos),
+// sampled at temperature 1 with top_k/top_p off (verl's rollout defaults). One warm-up call on 8
+// prompts first. Prints a JSON line with output tokens/s (responses only, prefill time included),
+// the prefill time (a call with one response token), the mean decode step and peak CUDA memory
+// allocated; then, when a baseline is given, a JSON line with the ratio to its tokens/s.
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "verlpp/core/cuda_graph.h"
+#include "verlpp/core/device.h"
+#include "verlpp/core/error.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/model/presets.h"
+#include "verlpp/rollout/rollout.h"
+
+#if __has_include(<c10/cuda/CUDACachingAllocator.h>) && __has_include(<cuda_runtime_api.h>)
+#include <c10/cuda/CUDACachingAllocator.h>
+#define VERLPP_BENCH_CUDA_STATS 1
+#endif
+
+namespace {
+
+struct Options {
+  int64_t prompts = 256;
+  int64_t prompt_length = 512;
+  int64_t response_length = 1024;
+  std::string dtype = "bfloat16";
+  std::string baseline;
+  uint64_t seed = 0;
+  bool cuda_graph = true;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string key = argv[i];
+    if (key == "--no-cuda-graph") {
+      o.cuda_graph = false;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) throw verlpp::Error("option " + key + " needs a value");
+    const std::string value = argv[i + 1];
+    if (key == "--prompts") {
+      o.prompts = std::stoll(value);
+    } else if (key == "--prompt-length") {
+      o.prompt_length = std::stoll(value);
+    } else if (key == "--response-length") {
+      o.response_length = std::stoll(value);
+    } else if (key == "--dtype") {
+      o.dtype = value;
+    } else if (key == "--baseline") {
+      o.baseline = value;
+    } else if (key == "--seed") {
+      o.seed = std::stoull(value);
+    } else {
+      throw verlpp::Error("unknown option " + key);
+    }
+  }
+  return o;
+}
+
+verlpp::data::Batch random_prompts(int64_t B, int64_t P, int64_t vocab, uint64_t seed) {
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  verlpp::data::Batch batch;
+  batch.set_tensor("input_ids", at::randint(0, vocab, {B, P}, gen, at::kLong));
+  batch.set_tensor("attention_mask", at::ones({B, P}, at::kLong));
+  batch.set_tensor("position_ids", at::arange(P, at::kLong).unsqueeze(0).repeat({B, 1}));
+  return batch;
+}
+
+void reset_peak_memory() {
+#ifdef VERLPP_BENCH_CUDA_STATS
+  c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+#endif
+}
+
+double peak_memory_gib() {
+#ifdef VERLPP_BENCH_CUDA_STATS
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+  return static_cast<double>(stats.allocated_bytes[0].peak) / (1024.0 * 1024.0 * 1024.0);
+#else
+  return 0.0;
+#endif
+}
+
+// (seconds, response tokens) of one generate_sequences call, waiting for the device.
+std::pair<double, int64_t> timed_generate(const verlpp::model::CausalLM& model,
+                                          const verlpp::data::Batch& prompts,
+                                          const verlpp::rollout::SamplingParams& params) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const verlpp::data::Batch out = verlpp::rollout::generate_sequences(model, prompts, params, 1);
+  const int64_t tokens = out.tensor("response_mask").sum().item<int64_t>();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), tokens};
+}
+
+int run(const Options& o) {
+  if (!verlpp::cuda_available()) throw verlpp::Error("this benchmark needs a CUDA device");
+  const at::Device cuda(at::kCUDA, 0);
+  const verlpp::model::ModelConfig config = verlpp::model::preset_config("qwen3-0.6b");
+  const at::ScalarType dtype = verlpp::model::parse_dtype(o.dtype, "--dtype");
+  verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(config, o.seed, 0.02, dtype);
+  model.to(dtype, cuda);
+
+  verlpp::rollout::SamplingParams params;
+  params.temperature = 1.0;
+  params.ignore_eos = true;
+  params.eos_token_ids = {static_cast<int32_t>(config.eos_token_id)};
+  params.use_cuda_graph = o.cuda_graph;
+  params.max_response_length = 16;
+  verlpp::rollout::generate_sequences(model, random_prompts(8, 64, config.vocab_size, 1), params, 0)
+      .tensor("responses")
+      .sum()
+      .item<int64_t>();
+
+  const verlpp::data::Batch prompts =
+      random_prompts(o.prompts, o.prompt_length, config.vocab_size, o.seed + 2);
+  // Prefill plus the first sampled token alone, to split the time.
+  params.max_response_length = 1;
+  const double prefill_seconds = timed_generate(model, prompts, params).first;
+
+  params.max_response_length = o.response_length;
+  reset_peak_memory();
+  const auto [seconds, tokens] = timed_generate(model, prompts, params);
+  nlohmann::json result = {
+      {"impl", "verlpp"},
+      {"prompts", o.prompts},
+      {"prompt_length", o.prompt_length},
+      {"response_length", o.response_length},
+      {"dtype", o.dtype},
+      {"cuda_graph", o.cuda_graph && verlpp::compat::CudaGraph::available()},
+      {"output_tokens", tokens},
+      {"seconds", seconds},
+      {"tokens_per_s", static_cast<double>(tokens) / seconds},
+      {"prefill_seconds", prefill_seconds},
+      {"decode_ms_per_step", 1e3 * (seconds - prefill_seconds) / double(o.response_length - 1)},
+      {"peak_memory_gib", peak_memory_gib()}};
+  std::cout << result.dump() << std::endl;
+  if (!o.baseline.empty()) {
+    const double ours = result["tokens_per_s"].get<double>();
+    std::ifstream in(o.baseline);
+    if (!in) throw verlpp::Error("--baseline " + o.baseline + ": cannot open");
+    const nlohmann::json base = nlohmann::json::parse(in);
+    const nlohmann::json ratio = {
+        {"baseline_tokens_per_s", base.at("tokens_per_s")},
+        {"baseline_peak_memory_gib", base.at("peak_memory_gib")},
+        {"speedup_vs_baseline", ours / base.at("tokens_per_s").get<double>()}};
+    std::cout << ratio.dump() << std::endl;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << "verlpp_rollout_bench: " << e.what() << "\n";
+    return 1;
+  }
+}

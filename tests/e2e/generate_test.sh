@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `verlpp generate` on the CPU with a tiny random-init Qwen3 checkpoint carrying the Qwen3 tokenizer
+# (tests/fixtures/tokenizers/qwen3): JSONL rows from a verl data file with the GSM8K scorer, --n
+# samples, --ignore-eos lengths, chat-templated --prompt texts, greedy and seeded determinism, the
+# summary line, and errors. Usage: generate_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+SRC=$2
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 32 --intermediate-size 64 --num-hidden-layers 2 \
+      --num-attention-heads 4 --num-key-value-heads 2 --vocab-size 151669 --dtype float32 \
+      --initializer-range 0.5 --tokenizer "$SRC/tests/fixtures/tokenizers/qwen3" --output "$work/ckpt" 2>&1) ||
+  { echo "FAIL: model init: $out"; exit 1; }
+gen() { "$VERLPP" generate --model "$work/ckpt" --device cpu --threads 1 "$@"; }
+data="$SRC/tests/fixtures/data/gsm8k_verl/test.jsonl"
+
+# Data rows: 3 prompts x n=2, each line with prompt text, response and a GSM8K score.
+gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 1 --output "$work/a.jsonl" 2> "$work/a.err" ||
+  fail "generate --data: $(cat "$work/a.err")"
+python3 - "$work/a.jsonl" "$work/a.err" "$data" <<'PY' || fail "generate --data output (above)"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+summary = json.loads(open(sys.argv[2]).read().split("verlpp generate: ", 1)[1])
+data = [json.loads(l) for l in open(sys.argv[3])][:3]
+assert len(rows) == 6, len(rows)
+assert [(r["index"], r["sample"]) for r in rows] == [(i, s) for i in range(3) for s in range(2)]
+for r in rows:
+    q = data[r["index"]]["prompt"][0]["content"]
+    assert r["prompt"].startswith("<|im_start|>user\n" + q), r["prompt"][:80]
+    assert r["prompt"].endswith("<|im_start|>assistant\n"), r["prompt"][-40:]
+    assert 1 <= r["response_tokens"] <= 8 and isinstance(r["response"], str)
+    assert r["data_source"] == "openai/gsm8k"
+    # random weights never write "#### <answer>": GSM8K's strict rule gives 0
+    assert r["score"] == 0.0, r
+assert summary["rows"] == 6 and summary["scored"] == 6 and summary["mean_score"] == 0.0, summary
+assert summary["response_tokens"] == sum(r["response_tokens"] for r in rows), summary
+assert summary["tokens_per_s"] > 0
+PY
+
+# Same seed: same output; another seed: different samples.
+gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 1 --output "$work/b.jsonl" 2>/dev/null
+cmp -s "$work/a.jsonl" "$work/b.jsonl" || fail "same seed gave different output"
+gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 2 --output "$work/c.jsonl" 2>/dev/null
+cmp -s "$work/a.jsonl" "$work/c.jsonl" && fail "seeds 1 and 2 gave the same output"
+
+# --ignore-eos: every response is --response-length tokens.
+gen --data "$data" --max-samples 2 --response-length 5 --ignore-eos > "$work/d.jsonl" 2>/dev/null ||
+  fail "generate --ignore-eos"
+python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if len(r)==2 and all(x["response_tokens"]==5 for x in r) else 1)' \
+  "$work/d.jsonl" || fail "--ignore-eos lengths: $(cat "$work/d.jsonl")"
+
+# --prompt texts, greedy: chat-templated, no score, all --n samples equal.
+gen --prompt "Hello" --prompt "What is 2+2?" --greedy --n 3 --response-length 6 > "$work/e.jsonl" 2>/dev/null ||
+  fail "generate --prompt"
+python3 - "$work/e.jsonl" <<'PY' || fail "generate --prompt output: $(cat "$work/e.jsonl")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 6
+assert rows[0]["prompt"] == "<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n", rows[0]["prompt"]
+assert all("score" not in r for r in rows)
+assert rows[3]["response"] == rows[4]["response"] == rows[5]["response"]
+PY
+
+# Errors: one line, exit 1.
+out=$(gen --response-length 4 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "give either --data FILE or --prompt TEXT" <<<"$out" || fail "no input (exit $rc): $out"
+out=$(gen --prompt hi --top-p 0 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "top_p: expected a value in (0, 1], got 0" <<<"$out" || fail "top_p 0 (exit $rc): $out"
+out=$("$VERLPP" generate --model "$work/none" --prompt hi --device cpu 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "$work/none" <<<"$out" || fail "missing model (exit $rc): $out"
+exit $((failures > 0))

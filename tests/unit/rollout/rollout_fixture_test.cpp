@@ -1,0 +1,57 @@
+// Greedy generate_sequences (fp32 CPU) against transformers' greedy `generate` on the model
+// fixtures: tests/fixtures/rollout/greedy.json, made by tools/make_rollout_fixture.py.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "rollout_test_util.h"
+#include "verlpp/rollout/rollout.h"
+
+namespace verlpp::rollout {
+namespace {
+
+const nlohmann::json& fixture() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/rollout/greedy.json");
+    return nlohmann::json::parse(in);
+  }();
+  return j;
+}
+
+class RolloutTransformers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
+  const auto& f = fixture();
+  const auto& entry = f.at("models").at(GetParam());
+  const auto prompts = entry.at("prompts").get<std::vector<std::vector<int64_t>>>();
+  const auto want = entry.at("responses").get<std::vector<std::vector<int64_t>>>();
+  const auto want_lp = entry.at("logprobs").get<std::vector<std::vector<double>>>();
+  int64_t P = 0;
+  for (const auto& p : prompts) P = std::max<int64_t>(P, static_cast<int64_t>(p.size()));
+  SamplingParams params;
+  params.do_sample = false;
+  params.temperature = 0.0;  // log-probs at temperature 1, as the fixture's
+  params.max_response_length = f.at("max_new_tokens").get<int64_t>();
+  params.pad_token_id = f.at("pad_token_id").get<int32_t>();
+  const model::CausalLM m = testing::load_fp32(GetParam());
+  const data::Batch out =
+      generate_sequences(m, testing::left_padded(prompts, P, params.pad_token_id), params, 0);
+  double worst = 0.0;
+  for (size_t b = 0; b < prompts.size(); ++b) {
+    const auto r = static_cast<int64_t>(b);
+    EXPECT_EQ(testing::row(out.tensor("responses"), r), want[b]) << "prompt " << b;
+    const at::Tensor lp = out.tensor("rollout_log_probs")[r];
+    for (size_t i = 0; i < want_lp[b].size(); ++i) {
+      worst = std::max(worst, std::abs(lp[static_cast<int64_t>(i)].item<double>() - want_lp[b][i]));
+    }
+  }
+  EXPECT_LE(worst, 1e-4) << "largest |log-prob - transformers|";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutTransformers,
+                         ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3"));
+
+}  // namespace
+}  // namespace verlpp::rollout
