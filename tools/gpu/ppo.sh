@@ -35,7 +35,7 @@ cmd=(build/verlpp ppo
   data.max_response_length=256 data.filter_overlong_prompts=true
   actor_rollout_ref.model.path="$work/model"
   actor_rollout_ref.actor.optim.lr=1e-6 actor_rollout_ref.actor.ppo_mini_batch_size=8
-  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16 actor_rollout_ref.actor.use_kl_loss=true
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 actor_rollout_ref.actor.use_kl_loss=true
   actor_rollout_ref.actor.kl_loss_coef=0.001 actor_rollout_ref.actor.kl_loss_type=low_var_kl
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=5
   actor_rollout_ref.rollout.tensor_model_parallel_size=1
