@@ -19,14 +19,12 @@ out=$("$VERLPP" check --no-print-config "${ARGS[@]}" trainer.device=npu 2>&1); r
 if [ "$rc" -ne 0 ]; then
   echo "FAIL: check with trainer.device=npu should pass (exit $rc): $out"; failures=$((failures + 1))
 fi
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  expected="device cuda"
-else
-  expected="device cpu"
-fi
-out=$("$VERLPP" ppo "${ARGS[@]}" 2>&1); rc=$?
-if [ "$rc" -ne 2 ] || ! grep -qF "$expected" <<<"$out"; then
-  echo "FAIL: device detection (exit $rc, expected '$expected'): $out"; failures=$((failures + 1))
+# Without a visible GPU, trainer.device=cuda falls back to the CPU with a warning.
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
+  out=$("$VERLPP" ppo "${ARGS[@]}" trainer.device=cuda 2>&1)
+  if ! grep -qF "no CUDA device is available to this build; running on cpu" <<<"$out"; then
+    echo "FAIL: device fallback (expected the cpu warning): $out"; failures=$((failures + 1))
+  fi
 fi
 [ "$failures" -eq 0 ] && echo "all device tests passed"
 exit $((failures != 0))

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -191,7 +192,7 @@ void write_safetensors(const std::string& path,
                 static_cast<std::streamsize>(t.numel() * t.element_size()));
     }
     out.close();
-    if (!out) throw Error(path + ": write failed");
+    if (!out) throw Error(path + ": write failed: " + std::strerror(errno));
   });
 }
 
