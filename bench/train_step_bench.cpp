@@ -116,11 +116,6 @@ void synchronize(const at::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
 
-verlpp::trainer::DenseDecoderShape shape_of(const verlpp::model::ModelConfig& c) {
-  return {c.hidden_size,         c.intermediate_size,   c.vocab_size, c.num_hidden_layers,
-          c.num_attention_heads, c.num_key_value_heads, c.head_dim};
-}
-
 // One training step (or one log-prob pass) over `batches`; without `update`, forward and
 // backward only (the gradients are dropped).
 void run_step(verlpp::model::CausalLM& model, verlpp::engine::Optimizer* optimizer,
@@ -219,7 +214,8 @@ int main(int argc, char** argv) try {
   std::vector<std::int64_t> seqlens;
   for (const MicroBatch& b : batches)
     seqlens.insert(seqlens.end(), b.seqlens.begin(), b.seqlens.end());
-  double flops = verlpp::trainer::training_flops(shape_of(config), seqlens);
+  double flops =
+      verlpp::trainer::training_flops(verlpp::trainer::dense_decoder_shape(config), seqlens);
   if (o.logprob_only) flops /= 3.0;
   const double tokens = static_cast<double>(o.micro_tokens * o.micro_batches);
   const std::string gpu = device_name(device);

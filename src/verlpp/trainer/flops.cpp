@@ -5,6 +5,18 @@
 
 namespace verlpp::trainer {
 
+DenseDecoderShape dense_decoder_shape(const model::ModelConfig& c) {
+  DenseDecoderShape s;
+  s.hidden_size = c.hidden_size;
+  s.intermediate_size = c.intermediate_size;
+  s.vocab_size = c.vocab_size;
+  s.num_hidden_layers = c.num_hidden_layers;
+  s.num_attention_heads = c.num_attention_heads;
+  s.num_key_value_heads = c.num_key_value_heads;
+  s.head_dim = c.head_dim;
+  return s;
+}
+
 double training_flops(const DenseDecoderShape& s, const std::vector<std::int64_t>& seqlens) {
   const double q = static_cast<double>(s.num_attention_heads * s.head_dim);
   const double kv = static_cast<double>(s.num_key_value_heads * s.head_dim);

@@ -12,12 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/model/model_config.h"
+
 namespace verlpp::trainer {
 
 struct DenseDecoderShape {
   std::int64_t hidden_size = 0, intermediate_size = 0, vocab_size = 0, num_hidden_layers = 0,
                num_attention_heads = 0, num_key_value_heads = 0, head_dim = 0;
 };
+
+// The shape fields of a model's config.
+DenseDecoderShape dense_decoder_shape(const model::ModelConfig& config);
 
 // Training (forward + backward) FLOPs of one batch of sequences of the given lengths.
 double training_flops(const DenseDecoderShape& shape, const std::vector<std::int64_t>& seqlens);

@@ -46,24 +46,12 @@ void load_data(PpoContext& ctx) {
   ctx.total_steps = total_training_steps(ctx.config, ctx.loader->batches_per_epoch());
 }
 
-DenseDecoderShape shape_of(const model::ModelConfig& m) {
-  DenseDecoderShape s;
-  s.hidden_size = m.hidden_size;
-  s.intermediate_size = m.intermediate_size;
-  s.vocab_size = m.vocab_size;
-  s.num_hidden_layers = m.num_hidden_layers;
-  s.num_attention_heads = m.num_attention_heads;
-  s.num_key_value_heads = m.num_key_value_heads;
-  s.head_dim = m.head_dim;
-  return s;
-}
-
 void load_models(PpoContext& ctx) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
   model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
-  ctx.shape = shape_of(policy.config());
+  ctx.shape = dense_decoder_shape(policy.config());
   ctx.actor = std::make_unique<engine::Actor>(
       policy, actor_settings(c), adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"),
       ctx.total_steps);
