@@ -53,11 +53,25 @@ data::Row rl_row(const AdditionProblem& problem, const std::string& split, std::
   return row;
 }
 
-data::Row sft_row(const AdditionProblem& problem) {
+data::Row sft_row(const AdditionProblem& problem, bool sloppy) {
   data::Row row;
   row["prompt"] = problem.question();
-  row["response"] = problem.answer();
+  row["response"] = problem.answer() + (sloppy ? "+1" : "");
   return row;
+}
+
+std::vector<bool> sloppy_demonstrations(std::int64_t count, double fraction, std::uint64_t seed) {
+  if (!(fraction >= 0.0 && fraction <= 1.0)) {
+    throw Error("sloppy demonstrations: fraction must be in [0, 1], got " +
+                std::to_string(fraction));
+  }
+  std::uint64_t state = seed;
+  std::vector<bool> out;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+    out.push_back(u < fraction);
+  }
+  return out;
 }
 
 }  // namespace verlpp::demo

@@ -27,7 +27,13 @@ std::vector<AdditionProblem> addition_problems(std::int64_t count, int max_digit
 // question, answer}.
 data::Row rl_row(const AdditionProblem& problem, const std::string& split, std::int64_t index);
 
-// An SFT row for data.prompt_key=prompt, data.response_key=response.
-data::Row sft_row(const AdditionProblem& problem);
+// An SFT row for data.prompt_key=prompt, data.response_key=response. A sloppy demonstration
+// writes a stray "+1" after the answer ("37+485=" -> "522+1"): the scorer reads the last integer,
+// so it is marked wrong, and a model that imitates such rows must unlearn the habit from rewards.
+data::Row sft_row(const AdditionProblem& problem, bool sloppy = false);
+
+// Which of `count` demonstrations are sloppy: each independently with probability `fraction`
+// (in [0, 1], else verlpp::Error), from a seeded SplitMix64 stream.
+std::vector<bool> sloppy_demonstrations(std::int64_t count, double fraction, std::uint64_t seed);
 
 }  // namespace verlpp::demo

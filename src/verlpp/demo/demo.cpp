@@ -39,13 +39,15 @@ void reset_folder(const fs::path& root) {
 void write_task(const DemoPaths& paths, const DemoSettings& s) {
   fs::create_directories(paths.data);
   const auto problems = addition_problems(s.train_problems + s.val_problems, s.max_digits, s.seed);
+  const auto sloppy = sloppy_demonstrations(static_cast<std::int64_t>(problems.size()),
+                                            s.sloppy_fraction, s.seed + 1);
   std::vector<data::Row> train, val, sft_train, sft_val;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(problems.size()); ++i) {
     const bool is_val = i >= s.train_problems;
     const auto& p = problems[static_cast<std::size_t>(i)];
     const std::int64_t index = is_val ? i - s.train_problems : i;
     (is_val ? val : train).push_back(rl_row(p, is_val ? "test" : "train", index));
-    (is_val ? sft_val : sft_train).push_back(sft_row(p));
+    (is_val ? sft_val : sft_train).push_back(sft_row(p, sloppy[static_cast<std::size_t>(i)]));
   }
   data::write_jsonl((paths.data / "train.jsonl").string(), train);
   data::write_jsonl((paths.data / "val.jsonl").string(), val);

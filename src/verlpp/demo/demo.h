@@ -27,12 +27,13 @@ struct DemoSettings {
   // Model: Qwen3 shape.
   std::int64_t hidden_size = 64, intermediate_size = 256, num_hidden_layers = 2,
                num_attention_heads = 4, num_key_value_heads = 2;
-  // SFT stage.
+  // SFT stage: this fraction of the demonstrations is sloppy (arithmetic_task.h).
+  double sloppy_fraction = 0.6;
   std::int64_t sft_steps = 450, sft_batch_size = 64;
   double sft_lr = 3e-3;
   // GRPO stage.
-  std::int64_t grpo_steps = 60, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
-  double grpo_lr = 1e-4;
+  std::int64_t grpo_steps = 90, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
+  double grpo_lr = 5e-5;
   // Extra verl overrides appended to the GRPO stage's (key=value).
   std::vector<std::string> grpo_overrides;
 };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -95,7 +96,26 @@ TEST(ArithmeticTask, RowsInVerlFormatScoredByTheDispatch) {
   EXPECT_EQ(reward::default_compute_score(source, "522", truth, {}).score, 1.0);
   EXPECT_EQ(reward::default_compute_score(source, "521", truth, {}).score, 0.0);
   EXPECT_EQ(sft_row(p), (data::Row{{"prompt", "37+485="}, {"response", "522"}}));
+  const data::Row sloppy = sft_row(p, /*sloppy=*/true);
+  EXPECT_EQ(sloppy, (data::Row{{"prompt", "37+485="}, {"response", "522+1"}}));
+  const std::string response = sloppy["response"];
+  EXPECT_EQ(reward::default_compute_score(source, response, truth, {}).score, 0.0);
   EXPECT_THROW(addition_problems(1, 0, 1), Error);
+}
+
+TEST(ArithmeticTask, SloppyDemonstrationsAreSeededWithTheRequestedShare) {
+  const auto none = sloppy_demonstrations(100, 0.0, 3);
+  const auto all = sloppy_demonstrations(100, 1.0, 3);
+  EXPECT_EQ(std::count(none.begin(), none.end(), true), 0);
+  EXPECT_EQ(std::count(all.begin(), all.end(), true), 100);
+  const auto some = sloppy_demonstrations(10000, 0.6, 3);
+  const auto count = std::count(some.begin(), some.end(), true);
+  // Binomial(10000, 0.6): standard deviation 49; 5 of them either side.
+  EXPECT_GT(count, 6000 - 245);
+  EXPECT_LT(count, 6000 + 245);
+  EXPECT_EQ(sloppy_demonstrations(10000, 0.6, 3), some);
+  EXPECT_NE(sloppy_demonstrations(10000, 0.6, 4), some);
+  EXPECT_THROW(sloppy_demonstrations(1, 1.5, 3), Error);
 }
 
 TEST_F(DemoFolder, PrepareRefusesAForeignFolder) {
