@@ -186,6 +186,7 @@ RolloutConfig bind_rollout(const Section& s) {
   if (s.has("moe_tensor_parallel_size"))
     r.moe_tensor_parallel_size = s.integer("moe_tensor_parallel_size");
   r.max_model_len = s.opt_integer("max_model_len");
+  r.max_num_seqs = s.opt_integer("max_num_seqs");
   r.log_prob_micro_batch_size = s.opt_integer("log_prob_micro_batch_size");
   r.log_prob_micro_batch_size_per_gpu = s.opt_integer("log_prob_micro_batch_size_per_gpu");
   r.log_prob_use_dynamic_bsz = s.boolean("log_prob_use_dynamic_bsz");

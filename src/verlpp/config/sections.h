@@ -123,7 +123,7 @@ struct RolloutConfig {
   SamplingConfig val_kwargs;
   std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1, expert_parallel_size = 1,
                pipeline_model_parallel_size = 1, moe_tensor_parallel_size = 1;
-  std::optional<std::int64_t> max_model_len;
+  std::optional<std::int64_t> max_model_len, max_num_seqs;
   std::optional<std::int64_t> log_prob_micro_batch_size, log_prob_micro_batch_size_per_gpu;
   bool log_prob_use_dynamic_bsz = false, ignore_eos = false, calculate_log_probs = true;
   bool disaggregation_enabled = false;

@@ -45,6 +45,7 @@ SamplingParams sampling_params(const config::RolloutConfig& rollout, bool valida
   p.eos_token_ids = std::move(eos_token_ids);
   p.pad_token_id = pad_token_id;
   p.calculate_log_probs = rollout.calculate_log_probs;
+  p.max_num_seqs = rollout.max_num_seqs.value_or(0);
   return p;
 }
 
@@ -169,10 +170,8 @@ int64_t compaction_interval(const SamplingParams& params, const at::Device& devi
   return device.is_cuda() ? 8 : 1;
 }
 
-}  // namespace
-
-data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
-                               const SamplingParams& params, std::uint64_t seed) {
+data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
+                           const SamplingParams& params, std::uint64_t seed) {
   const int64_t R = params.max_response_length;
   if (R < 1) {
     throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
@@ -261,6 +260,20 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
   result.set_tensor("position_ids", at::cat({prompt_pos, response_pos}, 1));
   if (params.calculate_log_probs) result.set_tensor("rollout_log_probs", out.logprobs);
   return result;
+}
+
+}  // namespace
+
+data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
+                               const SamplingParams& params, std::uint64_t seed) {
+  if (params.max_num_seqs <= 0 || prompts.size() <= params.max_num_seqs) {
+    return generate_chunk(model, prompts, params, seed);
+  }
+  std::vector<data::Batch> chunks;
+  for (const auto& chunk : prompts.split(params.max_num_seqs)) {
+    chunks.push_back(generate_chunk(model, chunk, params, seed + chunks.size()));
+  }
+  return data::Batch::concat(chunks);
 }
 
 }  // namespace verlpp::rollout

@@ -23,6 +23,9 @@ struct SamplingParams {
   std::vector<std::int32_t> eos_token_ids;  // tokenizer eos + generation_config eos (any of them)
   std::int32_t pad_token_id = 0;
   bool calculate_log_probs = true;
+  // rollout.max_num_seqs: rows generated at once (the KV cache is sized for this many; larger
+  // batches are generated in consecutive chunks). <= 0: all rows at once.
+  std::int64_t max_num_seqs = 0;
   // Engine setting, not a verl key: decode steps between removals of finished rows from the decode
   // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
   // finished rows still in the batch are computed and their output discarded.
@@ -53,8 +56,9 @@ SamplingParams sampling_params(const config::RolloutConfig& rollout, bool valida
 //   rollout_log_probs fp32  [B, R]      log p(token) under softmax(logits / temperature) (before
 //                                       top-k/top-p truncation; temperature 0 counts as 1), 0 at
 //                                       padding; only when calculate_log_probs
-// meta_info is copied. Finished rows leave the decode batch (see compaction_interval). Sampling
-// is deterministic for a given (seed, prompts, device).
+// meta_info is copied. Finished rows leave the decode batch (see compaction_interval). More rows
+// than max_num_seqs are generated in chunks of max_num_seqs rows, chunk k with seed + k. Sampling
+// is deterministic for a given (seed, prompts, max_num_seqs, device).
 // Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty prompt row, a prompt id
 // outside the vocabulary or max_response_length < 1.
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
