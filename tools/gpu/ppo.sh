@@ -29,24 +29,30 @@ build/verlpp model init --preset qwen3-0.6b --dtype bfloat16 --seed 1 \
   { echo "model init failed"; cat "$OUT/data.txt"; exit 0; }
 
 STEPS=${STEPS:-3}
+# The issue-9 step: TRAIN_BATCH=256 N=8 RESPONSE_LENGTH=1024 MINI_BATCH=64 (see docs/performance.md).
+TRAIN_BATCH=${TRAIN_BATCH:-16} N=${N:-5} RESPONSE_LENGTH=${RESPONSE_LENGTH:-256}
+MINI_BATCH=${MINI_BATCH:-8} MAX_NUM_SEQS=${MAX_NUM_SEQS:-256}
 cmd=(build/verlpp ppo
   data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
-  data.train_batch_size=16 data.val_max_samples=32 data.max_prompt_length=256
-  data.max_response_length=256 data.filter_overlong_prompts=true
+  data.train_batch_size="$TRAIN_BATCH" data.val_max_samples=32 data.max_prompt_length=256
+  data.max_response_length="$RESPONSE_LENGTH" data.filter_overlong_prompts=true
   actor_rollout_ref.model.path="$work/model"
-  actor_rollout_ref.actor.optim.lr=1e-6 actor_rollout_ref.actor.ppo_mini_batch_size=8
-  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 actor_rollout_ref.actor.use_kl_loss=true
+  actor_rollout_ref.actor.optim.lr=1e-6 actor_rollout_ref.actor.ppo_mini_batch_size="$MINI_BATCH"
+  actor_rollout_ref.actor.use_dynamic_bsz=true actor_rollout_ref.actor.ppo_max_token_len_per_gpu=16384
+  actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=true
+  actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=32768
+  actor_rollout_ref.ref.log_prob_use_dynamic_bsz=true
+  actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=32768
+  actor_rollout_ref.rollout.max_num_seqs="$MAX_NUM_SEQS" actor_rollout_ref.actor.use_kl_loss=true
   actor_rollout_ref.actor.kl_loss_coef=0.001 actor_rollout_ref.actor.kl_loss_type=low_var_kl
-  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=5
+  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n="$N"
   actor_rollout_ref.rollout.tensor_model_parallel_size=1
-  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=32
-  actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=32
   algorithm.adv_estimator=grpo trainer.device=cuda trainer.n_gpus_per_node=1
   'trainer.logger=[console,file]' trainer.project_name=verlpp_gpu trainer.experiment_name=grpo_0.6b
   trainer.total_training_steps="$STEPS" trainer.val_before_train=false trainer.test_freq="$STEPS"
   trainer.save_freq="$STEPS" trainer.default_local_dir="$work/ckpt")
 printf '%q ' "${cmd[@]}" > "$OUT/command.txt"
-VERL_FILE_LOGGER_PATH="$OUT/ppo_metrics.jsonl" timeout 240 "${cmd[@]}" > "$OUT/ppo.log" 2>&1
+VERL_FILE_LOGGER_PATH="$OUT/ppo_metrics.jsonl" timeout "${RUN_TIMEOUT:-240}" "${cmd[@]}" > "$OUT/ppo.log" 2>&1
 echo "ppo rc=$?"
 tail -c 4000 "$OUT/ppo.log"
 python3 - "$OUT/ppo_metrics.jsonl" <<'PY'
@@ -54,7 +60,7 @@ import json, sys
 for line in open(sys.argv[1]):
     rec = json.loads(line)
     d = rec["data"]
-    keys = sorted(k for k in d if k.startswith(("timing_s/", "perf/", "val-core/")) or k in (
+    keys = sorted(k for k in d if k.startswith(("timing_s/", "perf/", "val-core/", "prompt_length/", "response_length/")) or k in (
         "critic/score/mean", "response_length/mean", "actor/ppo_kl", "actor/pg_clipfrac",
         "actor/kl_loss", "actor/grad_norm", "actor/entropy"))
     print("step", rec["step"], {k: round(d[k], 4) for k in keys})

@@ -8,6 +8,7 @@
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
+#include "verlpp/core/device_memory.h"
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/trainer/batch_rewards.h"
 #include "verlpp/trainer/flops.h"
@@ -101,6 +102,10 @@ void update_actor(PpoContext& ctx, const data::Batch& batch, PhaseTimer& timer, 
                        static_cast<double>(ctx.config.actor.ppo_epochs);
   metrics["perf/mfu/actor"] =
       mfu(flops, timer.seconds().at("update_actor"), ctx.device_name, /*world_size=*/1);
+  if (const auto peak = device_memory_peak(ctx.actor->model().device())) {
+    metrics["perf/max_memory_allocated_gb"] = peak->max_allocated_gib;
+    metrics["perf/max_memory_reserved_gb"] = peak->max_reserved_gib;
+  }
 }
 
 StepBatch step_batch(const data::Batch& batch) {

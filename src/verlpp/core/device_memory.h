@@ -1,0 +1,20 @@
+// Peak memory of the CUDA caching allocator, for verl's perf/max_memory_allocated_gb and
+// perf/max_memory_reserved_gb (verl fsdp_workers: torch.cuda.max_memory_allocated() / 2**30 after
+// the actor update; the peak since the process started, never reset). Needs LibTorch's CUDA
+// libraries at build time (VERLPP_TORCH_CUDA, set when libc10_cuda is found).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <optional>
+
+namespace verlpp {
+
+struct DeviceMemoryPeak {
+  double max_allocated_gib = 0, max_reserved_gib = 0;  // GiB (2^30 bytes)
+};
+
+// The peaks for a CUDA device; nullopt for other devices or a build without CUDA libraries.
+std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device);
+
+}  // namespace verlpp
