@@ -42,6 +42,16 @@ at::Tensor flash_attention_kvcache(const at::Tensor& q, const at::Tensor& k_cach
                                    const at::Tensor& v_cache, const at::Tensor& starts,
                                    const at::Tensor& lengths, int64_t max_length, double scale);
 
+// True when this LibTorch has ATen's fused RMSNorm (at::_fused_rms_norm with its backward,
+// PyTorch >= 2.9).
+bool has_fused_rms_norm();
+
+// y = x / sqrt(mean(x², last dim) + eps) * weight in one kernel (forward and backward), the
+// statistics in fp32; x [..., H] and weight [H] of one dtype; y like x. Differs from transformers'
+// RMSNorm (which rounds the normalised x to x's dtype before scaling) by one rounding of x's
+// dtype. Differentiable. Throws verlpp::Error when this build lacks it.
+at::Tensor fused_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
+
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
 // n <= 0 means $OMP_NUM_THREADS when set to a positive number, else the number of hardware threads.
 void set_cpu_threads(int n);

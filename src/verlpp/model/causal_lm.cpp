@@ -13,6 +13,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
 #include "verlpp/model/attention.h"
 #include "verlpp/model/checkpoint.h"
 #include "verlpp/model/kv_cache.h"
@@ -36,7 +37,12 @@ struct Layer {
 };
 
 // transformers' RMSNorm: normalise in fp32, cast back, then scale (weight * x.to(input dtype)).
+// bf16/fp16 on CUDA: ATen's fused kernel where LibTorch has it (one rounding fewer;
+// compat::fused_rms_norm).
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  if (x.is_cuda() && x.scalar_type() != at::kFloat && compat::has_fused_rms_norm()) {
+    return compat::fused_rms_norm(x, weight, eps);
+  }
   const at::Tensor xf = x.to(at::kFloat);
   const at::Tensor normed = xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
   return weight * normed.to(x.scalar_type());

@@ -41,13 +41,17 @@ RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
   const at::Tensor freqs =
       positions.to(at::kFloat).unsqueeze(1) * inv_freq.to(positions.device()).unsqueeze(0);
   const at::Tensor emb = at::cat({freqs, freqs}, /*dim=*/-1);
-  return {emb.cos().to(dtype), emb.sin().to(dtype)};
+  const at::Tensor sin = freqs.sin();
+  return {emb.cos().to(dtype), at::cat({-sin, sin}, /*dim=*/-1).to(dtype)};
 }
 
 at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
   const int64_t half = x.size(-1) / 2;
-  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-  return x * tables.cos.unsqueeze(1) + rotated * tables.sin.unsqueeze(1);
+  const at::Tensor swapped = at::cat({x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  const at::Tensor cos = tables.cos.unsqueeze(1), sin_signed = tables.sin_signed.unsqueeze(1);
+  if (x.is_cuda() && x.scalar_type() != at::kFloat)
+    return at::addcmul(x * cos, swapped, sin_signed);
+  return x * cos + swapped * sin_signed;
 }
 
 }  // namespace verlpp::model

@@ -16,8 +16,9 @@ namespace verlpp::model {
 at::Tensor rope_inv_freq(const ModelConfig& config);
 
 struct RopeTables {
-  at::Tensor cos;  // [tokens, head_dim], the model's dtype and device
-  at::Tensor sin;
+  at::Tensor cos;         // [tokens, head_dim], the model's dtype and device
+  at::Tensor sin_signed;  // sin with its first half negated: rotate_half(x) * sin equals
+                          // cat(x2, x1) * sin_signed exactly, one negation fewer
 };
 
 // cos/sin of position * inv_freq, the frequencies repeated for both halves. positions: int64
@@ -25,7 +26,9 @@ struct RopeTables {
 RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
                        at::ScalarType dtype);
 
-// x [tokens, heads, head_dim] -> x * cos + rotate_half(x) * sin, rotate_half(x) = cat(-x2, x1).
+// x [tokens, heads, head_dim] -> x * cos + rotate_half(x) * sin, rotate_half(x) = cat(-x2, x1)
+// (transformers' apply_rotary_pos_emb). bf16/fp16 on CUDA: the sum and second product in one
+// addcmul kernel (one rounding fewer); elsewhere bit-identical to transformers' formula.
 at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables);
 
 }  // namespace verlpp::model
