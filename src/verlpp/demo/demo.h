@@ -32,7 +32,7 @@ struct DemoSettings {
   std::int64_t sft_steps = 450, sft_batch_size = 64;
   double sft_lr = 3e-3;
   // GRPO stage.
-  std::int64_t grpo_steps = 120, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
+  std::int64_t grpo_steps = 90, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
   double grpo_lr = 8e-5;
   // Extra verl overrides appended to the GRPO stage's (key=value).
   std::vector<std::string> grpo_overrides;
