@@ -16,11 +16,6 @@
 #include <c10/core/GradMode.h>
 #include <torch/cuda.h>
 
-#ifdef VERLPP_TORCH_CUDA
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
-
 #ifdef VERLPP_PROFILE
 #include <torch/csrc/autograd/profiler_kineto.h>
 
@@ -36,7 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/gpu_name.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/logprob.h"
@@ -96,20 +93,15 @@ MicroBatch random_micro_batch(const Options& o, std::int64_t vocab, const at::De
   return b;
 }
 
-std::string device_name([[maybe_unused]] const at::Device& device) {
-#ifdef VERLPP_TORCH_CUDA
-  if (device.is_cuda()) return at::cuda::getCurrentDeviceProperties()->name;
-#endif
-  return "cpu";
+std::string device_name(const at::Device& device) {
+  return device.is_cuda() ? verlpp::cuda_device_name(device.index() < 0 ? 0 : device.index())
+                          : "cpu";
 }
 
-double peak_memory_gb() {
-#ifdef VERLPP_TORCH_CUDA
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-  return static_cast<double>(stats.allocated_bytes[0].peak) / 1e9;
-#else
-  return 0.0;
-#endif
+// Peak CUDA memory allocated, in GB (10^9 bytes); 0 elsewhere.
+double peak_memory_gb(const at::Device& device) {
+  const auto peak = verlpp::device_memory_peak(device);
+  return peak ? peak->max_allocated_gib * (1024.0 * 1024.0 * 1024.0) / 1e9 : 0.0;
 }
 
 void synchronize(const at::Device& device) {
@@ -227,7 +219,7 @@ int main(int argc, char** argv) try {
                            {"seconds_per_step", seconds},
                            {"tokens_per_s", tokens / seconds},
                            {"mfu", mfu},
-                           {"peak_memory_gb", peak_memory_gb()},
+                           {"peak_memory_gb", peak_memory_gb(device)},
                            {"grad_ckpt", o.grad_ckpt},
                            {"device", gpu}};
   if (!o.baseline.empty()) {
