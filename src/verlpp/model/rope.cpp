@@ -40,9 +40,8 @@ RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
                        at::ScalarType dtype) {
   const at::Tensor freqs =
       positions.to(at::kFloat).unsqueeze(1) * inv_freq.to(positions.device()).unsqueeze(0);
-  const at::Tensor emb = at::cat({freqs, freqs}, /*dim=*/-1);
-  const at::Tensor sin = freqs.sin();
-  return {emb.cos().to(dtype), at::cat({-sin, sin}, /*dim=*/-1).to(dtype)};
+  const at::Tensor cos = freqs.cos(), sin = freqs.sin();
+  return {at::cat({cos, cos}, /*dim=*/-1).to(dtype), at::cat({-sin, sin}, /*dim=*/-1).to(dtype)};
 }
 
 at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
