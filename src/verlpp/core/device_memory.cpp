@@ -19,4 +19,10 @@ std::optional<DeviceMemoryPeak> device_memory_peak([[maybe_unused]] const c10::D
   return std::nullopt;
 }
 
+void release_cached_device_memory([[maybe_unused]] const c10::Device& device) {
+#ifdef VERLPP_TORCH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
 }  // namespace verlpp

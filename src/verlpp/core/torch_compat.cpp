@@ -29,6 +29,22 @@
 #else
 #define VERLPP_HAS_FUSED_RMS_NORM 0
 #endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+#include <ATen/ops/_foreach_copy.h>
+#define VERLPP_HAS_FOREACH_COPY 1
+#else
+#define VERLPP_HAS_FOREACH_COPY 0
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#define VERLPP_HAS_MM_OUT_DTYPE 1
+#else
+#define VERLPP_HAS_MM_OUT_DTYPE 0
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
+#define VERLPP_HAS_ADDMM_OUT_DTYPE 1
+#else
+#define VERLPP_HAS_ADDMM_OUT_DTYPE 0
+#endif
 
 namespace verlpp::compat {
 
@@ -91,6 +107,50 @@ at::Tensor fused_rms_norm(const at::Tensor& x, const at::Tensor& weight, double 
   (void)x, (void)weight, (void)eps;
   throw Error("fused RMSNorm needs LibTorch >= 2.9; this build has " TORCH_VERSION);
 #endif
+}
+
+void foreach_copy(at::TensorList dst, at::TensorList src) {
+  if (dst.size() != src.size()) throw Error("foreach_copy: the two tensor lists differ in length");
+#if VERLPP_HAS_FOREACH_COPY
+  if (!dst.empty() && dst[0].is_cuda()) {
+    at::_foreach_copy_(dst, src);
+    return;
+  }
+#endif
+  for (std::size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
+}
+
+#if VERLPP_HAS_MM_OUT_DTYPE
+namespace {
+
+// bf16/fp16 CUDA operands of one dtype: what cuBLAS multiplies with an fp32 result.
+bool low_precision_cuda_pair(const at::Tensor& a, const at::Tensor& b) {
+  const auto t = a.scalar_type();
+  return a.is_cuda() && (t == at::kBFloat16 || t == at::kHalf) && b.scalar_type() == t;
+}
+
+}  // namespace
+#endif
+
+at::Tensor mm_fp32(const at::Tensor& a, const at::Tensor& b) {
+#if VERLPP_HAS_MM_OUT_DTYPE
+  if (low_precision_cuda_pair(a, b)) return at::mm(a, b, at::kFloat);
+#endif
+  return at::mm(a, b).to(at::kFloat);
+}
+
+void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b) {
+#if VERLPP_HAS_ADDMM_OUT_DTYPE
+  if (low_precision_cuda_pair(a, b) && acc.scalar_type() == at::kFloat) {
+    at::addmm_out(acc, acc, a, b, at::kFloat);
+    return;
+  }
+#endif
+  if (a.scalar_type() == acc.scalar_type()) {
+    acc.addmm_(a, b);
+  } else {
+    acc.add_(at::mm(a, b));
+  }
 }
 
 void set_cpu_threads(int n) {

@@ -52,6 +52,22 @@ bool has_fused_rms_norm();
 // dtype. Differentiable. Throws verlpp::Error when this build lacks it.
 at::Tensor fused_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
+// dst[i].copy_(src[i]) for every i (same shapes; dtypes may differ, e.g. bf16 gradients into fp32
+// buffers). On CUDA with PyTorch >= 2.2 one multi-tensor kernel (at::_foreach_copy_), vectorised
+// across dtypes too, where copy_'s bf16 -> fp32 cast kernel is not (about 0.5 TB/s on an H200);
+// copy_ per tensor elsewhere.
+void foreach_copy(at::TensorList dst, at::TensorList src);
+
+// a [n, k] · b [k, m] with an fp32 result [n, m]. bf16/fp16 CUDA inputs on PyTorch >= 2.9: one
+// GEMM that writes fp32 (at::mm with out_dtype; no rounding of the product to a's dtype and no
+// cast kernel); otherwise the product in a's dtype converted to fp32.
+at::Tensor mm_fp32(const at::Tensor& a, const at::Tensor& b);
+
+// acc += a · b with acc fp32 [n, m], a [n, k], b [k, m]. bf16/fp16 CUDA inputs on PyTorch >= 2.10:
+// one GEMM accumulating into acc (at::addmm with out_dtype, beta = 1); otherwise the product in a's
+// dtype added to acc.
+void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b);
+
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
 // n <= 0 means $OMP_NUM_THREADS when set to a positive number, else the number of hardware threads.
 void set_cpu_threads(int n);

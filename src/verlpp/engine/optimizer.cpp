@@ -44,15 +44,21 @@ struct Optimizer::Impl {
     for (const auto& m : masters) state_steps.push_back(at::zeros({}, m.options()));
   }
 
-  // The parameters' gradients in fp32 (zeros where a parameter got none).
+  // The parameters' gradients in fp32 (zeros where a parameter got none), converted in one
+  // multi-tensor copy.
   std::vector<at::Tensor> master_gradients() const {
-    std::vector<at::Tensor> grads;
+    std::vector<at::Tensor> grads, converted, model_grads;
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const at::Tensor& grad = parameters[i].grad();
-      grads.push_back(grad.defined() ? grad.detach().to(at::kFloat, /*non_blocking=*/false,
-                                                        /*copy=*/true)
-                                     : at::zeros_like(masters[i]));
+      if (!grad.defined()) {
+        grads.push_back(at::zeros_like(masters[i]));
+        continue;
+      }
+      grads.push_back(at::empty_like(masters[i]));
+      converted.push_back(grads.back());
+      model_grads.push_back(grad.detach());
     }
+    compat::foreach_copy(converted, model_grads);
     return grads;
   }
 
@@ -81,9 +87,7 @@ struct Optimizer::Impl {
     at::_foreach_addcdiv_(masters, exp_avgs, denom, -lr / bias_correction1);
   }
 
-  void copy_masters_to_parameters() {
-    for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(masters[i]);
-  }
+  void copy_masters_to_parameters() { compat::foreach_copy(parameters, masters); }
 };
 
 Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,

@@ -6,6 +6,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
 
 namespace verlpp::model {
 
@@ -26,9 +27,11 @@ void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::
   if (chunk_tokens <= 0) throw Error("log-prob: chunk_tokens must be > 0");
 }
 
-// log_softmax of one chunk's scaled logits, fp32 [n, V].
+// log_softmax of one chunk's scaled logits, fp32 [n, V]; the GEMM writes the logits in fp32.
 at::Tensor chunk_log_softmax(const at::Tensor& h, const at::Tensor& weight, double temperature) {
-  return at::log_softmax(at::matmul(h, weight.t()).to(at::kFloat) / temperature, -1);
+  at::Tensor logits = compat::mm_fp32(h, weight.t());
+  if (temperature != 1.0) logits.div_(temperature);
+  return at::log_softmax(logits, -1);
 }
 
 struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
@@ -65,28 +68,32 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     const at::Tensor& g_lp = grad_out[0];
     const at::Tensor& g_ent = grad_out[1];
     const int64_t T = hidden.size(0);
-    at::Tensor grad_hidden = at::zeros_like(hidden);
+    at::Tensor grad_hidden = at::empty_like(hidden);
     at::Tensor grad_weight = at::zeros(weight.sizes(), weight.options().dtype(at::kFloat));
     for (int64_t a = 0; a < T; a += chunk) {
       const int64_t n = std::min(chunk, T - a);
       const at::Tensor h = hidden.narrow(0, a, n);
       const at::Tensor logp = chunk_log_softmax(h, weight, temperature);
       const at::Tensor p = logp.exp();
-      at::Tensor gz = at::zeros_like(logp);
+      at::Tensor gz;  // d loss / d (logits / temperature), fp32 [n, V]
       if (g_lp.defined()) {
         const at::Tensor g = g_lp.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
-        gz = -p * g;
+        gz = p * g.neg();
         gz.scatter_add_(1, targets.narrow(0, a, n).unsqueeze(1), g);
+      } else {
+        gz = at::zeros_like(logp);
       }
       if (with_entropy && g_ent.defined() && g_ent.numel() > 0) {
         const at::Tensor H = -(p * logp).sum(-1, /*keepdim=*/true);
-        gz = gz - p * (logp + H) * g_ent.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
+        gz.sub_(p * (logp + H) * g_ent.narrow(0, a, n).to(at::kFloat).unsqueeze(1));
       }
+      if (temperature != 1.0) gz.div_(temperature);
       // Both products in the model dtype (tensor cores for bf16, as autograd through bf16
       // logits would run them); the weight gradient is summed over chunks in fp32.
-      const at::Tensor gz_model = (gz / temperature).to(weight.scalar_type());
-      grad_hidden.narrow(0, a, n).copy_(at::matmul(gz_model, weight));
-      grad_weight += at::matmul(gz_model.t(), h).to(at::kFloat);
+      const at::Tensor gz_model = gz.to(weight.scalar_type());
+      at::Tensor grad_h = grad_hidden.narrow(0, a, n);
+      at::mm_out(grad_h, gz_model, weight);
+      compat::addmm_fp32_(grad_weight, gz_model.t(), h);
     }
     return {grad_hidden,  grad_weight.to(weight.scalar_type()),
             at::Tensor(), at::Tensor(),

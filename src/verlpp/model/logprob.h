@@ -19,9 +19,10 @@ struct LogProbEntropy {
 // Computes them `chunk_tokens` tokens at a time so that at most [chunk_tokens, vocab] fp32 logits
 // exist at once, in forward and in backward (the backward recomputes each chunk's logits):
 // dlogp_t/dz = onehot(target) - p; dH/dz = -p (log p + H); both divided by temperature.
-// hidden [T, H] and weight [V, H] in the model dtype (the matmul runs in that dtype, the softmax
-// in fp32); targets [T] int64. Differentiable w.r.t. hidden and weight. Throws verlpp::Error on
-// mismatched shapes, temperature <= 0 or chunk_tokens <= 0.
+// hidden [T, H] and weight [V, H] in the model dtype (the GEMMs take that dtype; the logits, the
+// softmax and the weight gradient's sum over chunks are fp32, see compat::mm_fp32/addmm_fp32_);
+// targets [T] int64. Differentiable w.r.t. hidden and weight. Throws verlpp::Error on mismatched
+// shapes, temperature <= 0 or chunk_tokens <= 0.
 LogProbEntropy chunked_logprob_entropy(const at::Tensor& hidden, const at::Tensor& weight,
                                        const at::Tensor& targets, double temperature,
                                        bool with_entropy = true, int64_t chunk_tokens = 1024);

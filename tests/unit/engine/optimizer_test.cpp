@@ -73,6 +73,24 @@ TEST(Optimizer, Bf16ParametersKeepFp32MasterPrecision) {
   EXPECT_DOUBLE_EQ(p.item<double>(), 0.98828125);  // bf16 nearest to 0.99
 }
 
+// The same on CUDA, where gradients and masters cross dtypes in multi-tensor copies
+// (compat::foreach_copy): a 1,000-element parameter (the vectorised path) ends where the scalar
+// one does by hand, and a parameter without a gradient keeps its value.
+TEST(Optimizer, Bf16OnGpuKeepsFp32MasterPrecision) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  at::Tensor p = at::ones({1000}, at::dtype(at::kBFloat16).device(at::kCUDA)).requires_grad_(true);
+  at::Tensor idle = at::full({3}, 0.5, p.options()).requires_grad_(true);
+  Optimizer optimizer({p, idle}, config_with(1e-4, 0.0, 100.0), 100);
+  for (int i = 0; i < 100; ++i) {
+    p.mutable_grad() = at::ones_like(p);
+    optimizer.step();
+  }
+  EXPECT_EQ(p.scalar_type(), at::kBFloat16);
+  EXPECT_DOUBLE_EQ(p.min().item<double>(), 0.98828125);
+  EXPECT_DOUBLE_EQ(p.max().item<double>(), 0.98828125);
+  EXPECT_DOUBLE_EQ(idle.min().item<double>(), 0.5);
+}
+
 TEST(Optimizer, NonFiniteGradientSkipsTheUpdate) {
   at::Tensor p = parameter({2.0});
   Optimizer optimizer({p}, config_with(0.1, 0.0, 1.0), 10);
