@@ -10,7 +10,8 @@ OUT=${OUT:?}
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
 scripts/setup > "$OUT/build.log" 2>&1
 prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')${EXTRA_PREFIX_PATH:+;$EXTRA_PREFIX_PATH}"
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" &&
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
+         -DCMAKE_PREFIX_PATH="$prefix" &&
        timeout 330 cmake --build build -j 16 --target verlpp; } >> "$OUT/build.log" 2>&1; then
   echo "build failed"; grep -E "error" -A3 "$OUT/build.log" | head -40; exit 0
 fi

@@ -195,6 +195,8 @@ RolloutConfig bind_rollout(const Section& s) {
   r.calculate_log_probs = s.boolean("calculate_log_probs");
   if (s.has("disaggregation"))
     r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
+  if (s.has("enforce_eager")) r.enforce_eager = s.boolean("enforce_eager");
+  if (s.has("free_cache_engine")) r.free_cache_engine = s.boolean("free_cache_engine");
   return r;
 }
 

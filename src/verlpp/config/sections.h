@@ -128,6 +128,9 @@ struct RolloutConfig {
   bool log_prob_use_dynamic_bsz = false, ignore_eos = false, calculate_log_probs = true;
   bool disaggregation_enabled = false;
   std::optional<std::int64_t> log_prob_max_token_len_per_gpu;
+  // enforce_eager: decode without CUDA graphs (vLLM's flag); free_cache_engine: hand the rollout's
+  // cached GPU memory back after generation.
+  bool enforce_eager = false, free_cache_engine = true;
 };
 
 struct CriticConfig {

@@ -46,6 +46,7 @@ SamplingParams sampling_params(const config::RolloutConfig& rollout, bool valida
   p.pad_token_id = pad_token_id;
   p.calculate_log_probs = rollout.calculate_log_probs;
   p.max_num_seqs = rollout.max_num_seqs.value_or(0);
+  p.use_cuda_graph = !rollout.enforce_eager;
   return p;
 }
 

@@ -31,8 +31,13 @@ data::Batch generate(PpoContext& ctx, std::int64_t global_step,
   const auto uids = prompt_uids(global_step, rows.size());
   prompts.set_non_tensor("uid", std::vector<nlohmann::json>(uids.begin(), uids.end()));
   const data::Batch repeated = prompts.repeat_interleave(ctx.config.rollout.n);
-  return rollout::generate_sequences(ctx.actor->model(), repeated, ctx.train_sampling,
-                                     rollout_seed(ctx.config.rollout.seed, global_step));
+  data::Batch generated =
+      rollout::generate_sequences(ctx.actor->model(), repeated, ctx.train_sampling,
+                                  rollout_seed(ctx.config.rollout.seed, global_step));
+  if (ctx.config.rollout.free_cache_engine) {
+    release_cached_device_memory(ctx.actor->model().device());
+  }
+  return generated;
 }
 
 std::vector<std::string> uids_of(const data::Batch& batch) {

@@ -92,6 +92,17 @@ TEST(ValidateGrpo, FullyValidConfigHasNoErrors) {
   }
 }
 
+// verl's defaults: CUDA graphs on (enforce_eager false), cache freed after generation.
+TEST(ValidateGrpo, RolloutEngineFlagsBindWithVerlDefaults) {
+  const Checked defaults = check(grpo());
+  EXPECT_FALSE(defaults.config.rollout.enforce_eager);
+  EXPECT_TRUE(defaults.config.rollout.free_cache_engine);
+  const Checked eager =
+      check(grpo({kRollout + ".enforce_eager=true", kRollout + ".free_cache_engine=false"}));
+  EXPECT_TRUE(eager.config.rollout.enforce_eager);
+  EXPECT_FALSE(eager.config.rollout.free_cache_engine);
+}
+
 TEST(ValidateBatch, SamplesNotDivisibleByWorld) {
   // 63 prompts × n 4 = 252 samples; 252 % 8 = 4.
   const Checked c = check(grpo({"data.train_batch_size=63"}));

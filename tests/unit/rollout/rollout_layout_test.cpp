@@ -208,6 +208,9 @@ TEST(Rollout, SamplingParamsFromTheRolloutSection) {
   EXPECT_EQ(train.max_response_length, 16);
   EXPECT_TRUE(train.ignore_eos);
   EXPECT_EQ(train.eos_token_ids, (std::vector<int32_t>{2, 5}));
+  EXPECT_TRUE(train.use_cuda_graph);
+  r.enforce_eager = true;
+  EXPECT_FALSE(sampling_params(r, false, {}, 0).use_cuda_graph);
   const SamplingParams val = sampling_params(r, true, {2}, 0);
   EXPECT_EQ(val.temperature, 0.0);
   EXPECT_FALSE(val.do_sample);
