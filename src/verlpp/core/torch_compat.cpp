@@ -146,11 +146,7 @@ void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b) {
     return;
   }
 #endif
-  if (a.scalar_type() == acc.scalar_type()) {
-    acc.addmm_(a, b);
-  } else {
-    acc.add_(at::mm(a, b));
-  }
+  acc.add_(at::mm(a, b));
 }
 
 void set_cpu_threads(int n) {

@@ -7,6 +7,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/decode_attention.h"
 
 namespace verlpp::model {
 
@@ -71,6 +72,10 @@ at::Tensor decode_attention(const at::Tensor& q, const KVCache& cache, int64_t l
                             view.max_length, cache.capacity()));
   }
   const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
+  if (view.cu_starts_i32.defined() && kernels::can_decode_attention(q, cache.keys(layer))) {
+    return kernels::decode_attention(q, cache.keys(layer), cache.values(layer), view.cu_starts_i32,
+                                     view.lengths_i32, view.max_length, scale);
+  }
   if (q.is_cuda() && half && view.cu_starts_i32.defined() &&
       compat::has_flash_attention_kvcache()) {
     return compat::flash_attention_kvcache(q, cache.keys(layer), cache.values(layer),

@@ -49,9 +49,11 @@ struct DecodeView {
 };
 
 // Single-query causal attention over the cache: q [N, heads, head_dim] -> [N, heads, head_dim],
-// query head h reading kv head h / (heads / kv_heads). bf16/fp16 CUDA uses flash attention with
-// per-sequence key counts (no copy of the cache) when the build has it; otherwise the eager
-// formula (softmax in fp32, as transformers' eager attention) over the gathered prefix.
+// query head h reading kv head h / (heads / kv_heads). bf16/fp16 CUDA (with cu_starts_i32 set)
+// uses verlpp's split-KV decode kernel (kernels/decode_attention.h) when the build has it and
+// takes the shape, else flash attention with per-sequence key counts (no copy of the cache either
+// way); otherwise the eager formula (softmax in fp32, as transformers' eager attention) over the
+// gathered prefix.
 at::Tensor decode_attention(const at::Tensor& q, const KVCache& cache, int64_t layer,
                             const DecodeView& view, double scale);
 

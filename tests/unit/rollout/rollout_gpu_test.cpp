@@ -1,4 +1,5 @@
-// CUDA: flash-attention decode over the KV cache against the eager formula, the bf16 figure for
+// CUDA: decode attention over the KV cache (verlpp's kernel where built, else flash attention)
+// against the eager formula, the bf16 figure for
 // rollout-vs-trainer log-prob agreement (printed), and fp32 CUDA greedy = fp32 CPU greedy.
 // Skipped without a GPU.
 #include <ATen/ATen.h>
@@ -60,7 +61,7 @@ TEST(RolloutGpu, FlashDecodeMatchesEagerFp32Reference) {
       model::decode_attention(q.to(at::kBFloat16).to(at::kFloat), cpu, 0, cpu_view, 0.1);
   const double flash_err = (flash.cpu().to(at::kFloat) - ref).abs().max().item<double>();
   const double eager_err = (eager.cpu().to(at::kFloat) - ref).abs().max().item<double>();
-  std::cout << "decode attention bf16 vs fp32: flash max|diff| " << flash_err << ", eager "
+  std::cout << "decode attention bf16 vs fp32: CUDA path max|diff| " << flash_err << ", eager "
             << eager_err << "\n";
   EXPECT_LE(flash_err, 2e-2);
   EXPECT_LE(eager_err, 2e-2);

@@ -1,0 +1,239 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstddef>
+
+#include "verlpp/kernels/decode_attention_kernel.h"
+
+namespace verlpp::kernels {
+
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kUnroll = 4;  // keys each warp has in flight
+constexpr float kLog2e = 1.4426950408889634f;
+
+__device__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ float to_float(__half x) { return __half2float(x); }
+
+template <typename T>
+__device__ T from_float(float x);
+template <>
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
+template <>
+__device__ __half from_float<__half>(float x) {
+  return __float2half(x);
+}
+
+// kDims consecutive elements, loaded in one access.
+template <typename T, int kDims>
+struct alignas(sizeof(T) * kDims) Vec {
+  T v[kDims];
+};
+
+template <typename T, int kDims>
+__device__ void load(const T* p, float (&out)[kDims]) {
+  const Vec<T, kDims> x = *reinterpret_cast<const Vec<T, kDims>*>(p);
+#pragma unroll
+  for (int i = 0; i < kDims; ++i) out[i] = to_float(x.v[i]);
+}
+
+__device__ float warp_sum(float x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  return x;
+}
+
+// Running softmax state of one query head over some keys: maximum m of the scores (log2 units),
+// sum l of exp2(score - m), and the exp2-weighted sum of values (this lane's dimensions).
+template <int kDims>
+struct Running {
+  float m = -INFINITY, l = 0.0f;
+  float acc[kDims] = {};
+
+  __device__ void add(float score, const float (&v)[kDims]) {
+    const float m_new = fmaxf(m, score);
+    const float correction = exp2f(m - m_new);
+    const float p = exp2f(score - m_new);
+    l = l * correction + p;
+#pragma unroll
+    for (int i = 0; i < kDims; ++i) acc[i] = acc[i] * correction + p * v[i];
+    m = m_new;
+  }
+};
+
+// One block: keys [split * keys_per_split, ...) of sequence blockIdx.z for kv head blockIdx.y and
+// its G query heads. Warp w takes groups of kUnroll keys w, w + kWarps, ...; each lane holds
+// head_dim / 32 dimensions. The warps' states are merged through shared memory; the block writes
+// the final output when there is one split, else its partial state.
+template <typename T, int D, int G>
+__global__ void __launch_bounds__(kThreads) split_kernel(DecodeAttentionParams p) {
+  constexpr int kDims = D / 32;
+  const int split = blockIdx.x, kv = blockIdx.y, n = blockIdx.z;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int length = p.lengths[n];
+  const int begin = split * p.keys_per_split;
+  const int end = min(begin + p.keys_per_split, length);
+
+  const T* q =
+      static_cast<const T*>(p.q) + (static_cast<size_t>(n) * p.heads + kv * G) * D + lane * kDims;
+  float qf[G][kDims];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    load<T, kDims>(q + g * D, qf[g]);
+#pragma unroll
+    for (int i = 0; i < kDims; ++i) qf[g][i] *= p.scale * kLog2e;
+  }
+  Running<kDims> state[G];
+  const size_t row_stride = static_cast<size_t>(p.kv_heads) * D;
+  const T* keys = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv) * D + lane * kDims;
+  const T* values = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv) * D + lane * kDims;
+  const size_t first_row = static_cast<size_t>(p.starts[n]);
+  for (int t0 = begin + warp * kUnroll; t0 < end; t0 += kWarps * kUnroll) {
+    float kf[kUnroll][kDims], vf[kUnroll][kDims];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const size_t row = (first_row + min(t0 + u, end - 1)) * row_stride;  // in range; masked below
+      load<T, kDims>(keys + row, kf[u]);
+      load<T, kDims>(values + row, vf[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (t0 + u >= end) break;  // the same for the whole warp
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        float dot = 0.0f;
+#pragma unroll
+        for (int i = 0; i < kDims; ++i) dot += qf[g][i] * kf[u][i];
+        state[g].add(warp_sum(dot), vf[u]);
+      }
+    }
+  }
+
+  __shared__ float shared_m[kWarps][G], shared_l[kWarps][G];
+  __shared__ float shared_acc[kWarps][G][D];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    if (lane == 0) {
+      shared_m[warp][g] = state[g].m;
+      shared_l[warp][g] = state[g].l;
+    }
+#pragma unroll
+    for (int i = 0; i < kDims; ++i) shared_acc[warp][g][lane * kDims + i] = state[g].acc[i];
+  }
+  __syncthreads();
+  for (int index = threadIdx.x; index < G * D; index += kThreads) {
+    const int g = index / D, d = index % D;
+    float m = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m = fmaxf(m, shared_m[w][g]);
+    float l = 0.0f, o = 0.0f;
+    if (m != -INFINITY) {
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const float c = exp2f(shared_m[w][g] - m);
+        l += shared_l[w][g] * c;
+        o += shared_acc[w][g][d] * c;
+      }
+    }
+    const size_t head = static_cast<size_t>(n) * p.heads + kv * G + g;
+    if (p.splits == 1) {
+      static_cast<T*>(p.out)[head * D + d] = from_float<T>(l > 0.0f ? o / l : 0.0f);
+    } else {
+      const size_t slot = head * p.splits + split;
+      p.partial_out[slot * D + d] = o;
+      if (d == 0) {
+        p.partial_max[slot] = m;
+        p.partial_sum[slot] = l;
+      }
+    }
+  }
+}
+
+// One block per (query head, sequence), one thread per dimension: merges the splits' states.
+template <typename T, int D>
+__global__ void __launch_bounds__(D) merge_kernel(DecodeAttentionParams p) {
+  const int h = blockIdx.x, n = blockIdx.y, d = threadIdx.x;
+  const size_t head = static_cast<size_t>(n) * p.heads + h;
+  const size_t base = head * p.splits;
+  float m = -INFINITY;
+  for (int s = 0; s < p.splits; ++s) m = fmaxf(m, p.partial_max[base + s]);
+  float l = 0.0f, o = 0.0f;
+  if (m != -INFINITY) {
+    for (int s = 0; s < p.splits; ++s) {
+      const float c = exp2f(p.partial_max[base + s] - m);
+      l += p.partial_sum[base + s] * c;
+      o += p.partial_out[(base + s) * D + d] * c;
+    }
+  }
+  static_cast<T*>(p.out)[head * D + d] = from_float<T>(l > 0.0f ? o / l : 0.0f);
+}
+
+template <typename T, int D, int G>
+void launch_split(const DecodeAttentionParams& p, cudaStream_t stream) {
+  const dim3 grid(p.splits, p.kv_heads, p.num_seqs);
+  split_kernel<T, D, G><<<grid, kThreads, 0, stream>>>(p);
+}
+
+template <typename T, int D>
+cudaError_t launch_typed(const DecodeAttentionParams& p, cudaStream_t stream) {
+  switch (p.heads / p.kv_heads) {
+    case 1:
+      launch_split<T, D, 1>(p, stream);
+      break;
+    case 2:
+      launch_split<T, D, 2>(p, stream);
+      break;
+    case 3:
+      launch_split<T, D, 3>(p, stream);
+      break;
+    case 4:
+      launch_split<T, D, 4>(p, stream);
+      break;
+    case 5:
+      launch_split<T, D, 5>(p, stream);
+      break;
+    case 6:
+      launch_split<T, D, 6>(p, stream);
+      break;
+    case 7:
+      launch_split<T, D, 7>(p, stream);
+      break;
+    case 8:
+      launch_split<T, D, 8>(p, stream);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  if (p.splits > 1) merge_kernel<T, D><<<dim3(p.heads, p.num_seqs), D, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_dim(const DecodeAttentionParams& p, cudaStream_t stream) {
+  if (p.head_dim == 64) return launch_typed<T, 64>(p, stream);
+  if (p.head_dim == 128) return launch_typed<T, 128>(p, stream);
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+bool decode_attention_supported(int heads, int kv_heads, int head_dim) {
+  return (head_dim == 64 || head_dim == 128) && kv_heads > 0 && heads % kv_heads == 0 &&
+         heads / kv_heads >= 1 && heads / kv_heads <= 8;
+}
+
+cudaError_t launch_decode_attention(const DecodeAttentionParams& params, cudaStream_t stream) {
+  if (!decode_attention_supported(params.heads, params.kv_heads, params.head_dim) ||
+      params.num_seqs < 1 || params.splits < 1 || params.keys_per_split < 1) {
+    return cudaErrorInvalidValue;
+  }
+  return params.bf16 ? launch_dim<__nv_bfloat16>(params, stream)
+                     : launch_dim<__half>(params, stream);
+}
+
+}  // namespace verlpp::kernels
