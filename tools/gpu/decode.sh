@@ -7,14 +7,7 @@
 # set; GSM8K in gpu_data/gsm8k and the PCRE2/utf8proc debs in .gpu-deps/debs (carried).
 set -uo pipefail
 OUT=${OUT:?}
-deps=$PWD/.gpu-deps/root
-if [ -d .gpu-deps/debs ] && [ ! -d "$deps" ]; then
-  for f in .gpu-deps/debs/*.deb; do dpkg -x "$f" "$deps"; done
-fi
-export EXTRA_PREFIX_PATH="$deps/usr" CMAKE_INCLUDE_PATH="$deps/usr/include"
-export CMAKE_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu"
-export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-command -v nvcc >/dev/null || [ ! -x /usr/local/cuda/bin/nvcc ] || export CUDACXX=/usr/local/cuda/bin/nvcc
+source tools/gpu/gpu_env.sh
 prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)');$EXTRA_PREFIX_PATH"
 start=$SECONDS
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVERLPP_BUILD_BENCH=ON \

@@ -8,13 +8,7 @@
 # Qwen3-1.7B update. The GRPO step is tools/gpu/ppo.sh (a second call: it reuses this build).
 set -uo pipefail
 OUT=${OUT:?}
-deps=$PWD/.gpu-deps/root
-if [ -d .gpu-deps/debs ] && [ ! -d "$deps" ]; then
-  for f in .gpu-deps/debs/*.deb; do dpkg -x "$f" "$deps"; done
-fi
-export EXTRA_PREFIX_PATH="$deps/usr" CMAKE_INCLUDE_PATH="$deps/usr/include"
-export CMAKE_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu"
-export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source tools/gpu/gpu_env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
 
 baselines() {
