@@ -29,8 +29,8 @@ struct DemoSettings {
                num_attention_heads = 4, num_key_value_heads = 2;
   // SFT stage: this fraction of the demonstrations is sloppy (arithmetic_task.h).
   double sloppy_fraction = 0.6;
-  std::int64_t sft_steps = 450, sft_batch_size = 64;
-  double sft_lr = 3e-3;
+  std::int64_t sft_steps = 900, sft_batch_size = 64;
+  double sft_lr = 1.5e-3;
   // GRPO stage.
   std::int64_t grpo_steps = 90, grpo_batch_size = 32, grpo_mini_batch_size = 8, rollout_n = 8;
   double grpo_lr = 8e-5;
