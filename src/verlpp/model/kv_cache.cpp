@@ -71,16 +71,18 @@ at::Tensor decode_attention(const at::Tensor& q, const KVCache& cache, int64_t l
     throw Error(fmt::format("decode attention: max_length {} outside [1, capacity {}]",
                             view.max_length, cache.capacity()));
   }
-  const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
-  if (view.cu_starts_i32.defined() && kernels::can_decode_attention(q, cache.keys(layer))) {
-    return kernels::decode_attention(q, cache.keys(layer), cache.values(layer), view.cu_starts_i32,
-                                     view.lengths_i32, view.max_length, scale);
-  }
-  if (q.is_cuda() && half && view.cu_starts_i32.defined() &&
-      compat::has_flash_attention_kvcache()) {
-    return compat::flash_attention_kvcache(q, cache.keys(layer), cache.values(layer),
-                                           view.cu_starts_i32, view.lengths_i32, view.max_length,
-                                           scale);
+  const at::Tensor& keys = cache.keys(layer);
+  const at::Tensor& values = cache.values(layer);
+  if (view.cu_starts_i32.defined()) {
+    if (kernels::can_decode_attention(q, keys)) {
+      return kernels::decode_attention(q, keys, values, view.cu_starts_i32, view.lengths_i32,
+                                       view.max_length, scale);
+    }
+    const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
+    if (q.is_cuda() && half && compat::has_flash_attention_kvcache()) {
+      return compat::flash_attention_kvcache(q, keys, values, view.cu_starts_i32, view.lengths_i32,
+                                             view.max_length, scale);
+    }
   }
   return eager_decode(q, cache, layer, view, scale);
 }

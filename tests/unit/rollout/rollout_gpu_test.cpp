@@ -1,7 +1,6 @@
 // CUDA: decode attention over the KV cache (verlpp's kernel where built, else flash attention)
-// against the eager formula, the bf16 figure for
-// rollout-vs-trainer log-prob agreement (printed), and fp32 CUDA greedy = fp32 CPU greedy.
-// Skipped without a GPU.
+// against the eager formula, the bf16 figure for rollout-vs-trainer log-prob agreement (printed),
+// and fp32 CUDA greedy = fp32 CPU greedy. Skipped without a GPU.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
