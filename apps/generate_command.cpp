@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "verlpp/core/device.h"
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/prompt_encoding.h"
@@ -199,7 +200,7 @@ int run_generate(const GenerateOptions& o) {
   const bool cuda = select_device(o.device) == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
-      model::parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
+      parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
   const auto tok =
       tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer);
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "verlpp/core/device.h"
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/model/causal_lm.h"
@@ -39,7 +40,7 @@ int run_score(const ScoreOptions& o) {
   const bool cuda = select_device(o.device) == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
-      model::parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
+      parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
   const auto requests = model::read_score_requests(o.input, lm.config().vocab_size);
   const auto results = model::score(lm, requests, o.temperature, o.max_batch_tokens);
@@ -84,13 +85,13 @@ int run_init(InitOptions o, const CLI::App& cmd) {
       throw Error("--tie-word-embeddings: expected true or false");
     c.tie_word_embeddings = o.tie == "true";
   }
-  const at::ScalarType dtype = model::parse_dtype(o.dtype, "--dtype");
+  const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
   lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
   if (!o.tokenizer.empty()) trainer::copy_tokenizer_files(o.tokenizer, o.output);
   std::cerr << "verlpp: wrote " << model::architecture_class(c.architecture) << " ("
-            << c.num_parameters() << " parameters, " << model::dtype_name(dtype) << ") to "
-            << o.output << "\n";
+            << c.num_parameters() << " parameters, " << dtype_name(dtype) << ") to " << o.output
+            << "\n";
   return 0;
 }
 
@@ -115,11 +116,11 @@ int run_export(const ExportOptions& o) {
   }
   const model::ModelConfig stored = model::load_model_config(actor.string());
   const at::ScalarType dtype =
-      model::parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");
+      parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");
   const auto lm = model::CausalLM::from_pretrained(actor.string(), dtype, at::Device(at::kCPU));
   lm.save_pretrained(o.output, dtype);
   if (fs::exists(actor / "tokenizer.json")) trainer::copy_tokenizer_files(actor, o.output);
-  std::cerr << "verlpp: exported " << actor.string() << " (" << model::dtype_name(dtype) << ") to "
+  std::cerr << "verlpp: exported " << actor.string() << " (" << dtype_name(dtype) << ") to "
             << o.output << "\n";
   return 0;
 }

@@ -22,6 +22,7 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/device.h"
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
@@ -112,7 +113,7 @@ int run(const Options& o) {
   if (!verlpp::cuda_available()) throw verlpp::Error("this benchmark needs a CUDA device");
   const at::Device cuda(at::kCUDA, 0);
   const verlpp::model::ModelConfig config = verlpp::model::preset_config("qwen3-0.6b");
-  const at::ScalarType dtype = verlpp::model::parse_dtype(o.dtype, "--dtype");
+  const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
   verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(config, o.seed, 0.02, dtype);
   model.to(dtype, cuda);
 

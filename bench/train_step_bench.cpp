@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "verlpp/core/device_memory.h"
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/engine/optimizer.h"
@@ -175,7 +176,7 @@ int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const at::Device device = torch::cuda::is_available() ? at::Device(at::kCUDA, 0) : at::kCPU;
   const auto config = verlpp::model::preset_config(o.preset);
-  const at::ScalarType dtype = verlpp::model::parse_dtype(o.dtype, "--dtype");
+  const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
   auto model = verlpp::model::CausalLM::random_init(config, 1, 0.02, dtype);
   model.to(dtype, device);
   model.set_gradient_checkpointing(o.grad_ckpt);

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "verlpp/config/ignored.h"
-#include "verlpp/config/model_shape.h"
 #include "verlpp/config/validate.h"
+#include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
 namespace {
@@ -70,8 +70,8 @@ CheckReport check_config(const ConfigRequest& request) {
   report.composed = compose_config(request);
   report.config = bind_config(report.composed.root);
   const ModelConfig& model = report.config.model;
-  const std::optional<ModelShape> shape =
-      read_model_shape(expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
+  const std::optional<model::ModelShape> shape = model::read_model_shape(
+      expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
   report.layout = plan_layout(report.config, shape, report.findings);
   validate_config(report.config, report.layout, report.findings);
   report.ignored = ignored_keys(report.composed.user_keys);

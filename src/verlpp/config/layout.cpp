@@ -25,8 +25,8 @@ std::int64_t largest_fitting(std::int64_t size, std::int64_t others, std::int64_
   return 1;
 }
 
-void check_heads(const std::optional<ModelShape>& model, std::int64_t tp, const std::string& key,
-                 bool replicate_kv, Findings& out) {
+void check_heads(const std::optional<model::ModelShape>& model, std::int64_t tp,
+                 const std::string& key, bool replicate_kv, Findings& out) {
   if (!model || tp <= 1) return;
   if (model->num_attention_heads % tp != 0) {
     add_error(
@@ -48,7 +48,8 @@ void check_heads(const std::optional<ModelShape>& model, std::int64_t tp, const 
 
 // Megatron's pipeline split: even, or uneven with num_layers_in_first/last_pipeline_stage.
 std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLayout& layout,
-                                      const std::optional<ModelShape>& model, Findings& out) {
+                                      const std::optional<model::ModelShape>& model,
+                                      Findings& out) {
   const std::string key = layout.section + ".override_transformer_config";
   const auto& first = m.num_layers_in_first_pipeline_stage;
   const auto& last = m.num_layers_in_last_pipeline_stage;
@@ -121,7 +122,7 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
 
 MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section,
                              std::int64_t world, std::int64_t per_node,
-                             const std::optional<ModelShape>& model, Findings& out) {
+                             const std::optional<model::ModelShape>& model, Findings& out) {
   MegatronLayout layout;
   layout.section = section;
   layout.tp = m.tensor_model_parallel_size;
@@ -194,7 +195,7 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
 }
 
 FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
-                     const std::optional<ModelShape>& model, Findings& out) {
+                     const std::optional<model::ModelShape>& model, Findings& out) {
   const FsdpConfig& f = *config.actor.engine.fsdp;
   const std::string section = "actor_rollout_ref.actor.fsdp_config";
   FsdpLayout layout;
@@ -362,7 +363,8 @@ std::string format_stages(const std::vector<std::int64_t>& stages) {
   return out;
 }
 
-Layout plan_layout(const Config& config, const std::optional<ModelShape>& model, Findings& out) {
+Layout plan_layout(const Config& config, const std::optional<model::ModelShape>& model,
+                   Findings& out) {
   Layout layout;
   layout.model = model;
   const TrainerConfig& t = config.trainer;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "verlpp/config/finding.h"
-#include "verlpp/config/model_shape.h"
 #include "verlpp/config/sections.h"
+#include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
 
@@ -47,7 +47,7 @@ struct Layout {
   std::optional<MegatronLayout> actor_megatron, ref_megatron;
   InferenceLayout rollout;
   std::vector<InferenceLayout> teachers;
-  std::optional<ModelShape> model;
+  std::optional<model::ModelShape> model;
 };
 
 // Whether the run needs a reference policy / a critic (verl/trainer/ppo/utils.py).
@@ -56,7 +56,7 @@ bool need_critic(const Config& config);
 
 // Plans the layout and appends every violated parallel rule to `findings`. `model` (from
 // config.json, when readable) enables the layer- and head-divisibility rules.
-Layout plan_layout(const Config& config, const std::optional<ModelShape>& model,
+Layout plan_layout(const Config& config, const std::optional<model::ModelShape>& model,
                    Findings& findings);
 
 // "5 + 14×6 + 5": consecutive equal stages grouped.

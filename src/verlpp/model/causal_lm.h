@@ -1,9 +1,6 @@
-// Dense decoder-only causal language model (Qwen2/Qwen2.5, Qwen3 dense, Llama 2/3) on ATen
-// tensors, with Hugging Face parameter names. Layer i: h +=
-// o_proj(attn(rope(norm_q(q_proj(rms(h))),
-// ...))); h += down_proj(silu(gate_proj(rms(h))) * up_proj(rms(h))); then a final RMSNorm and
-// lm_head (or the embedding matrix when tie_word_embeddings). Formulas: transformers'
-// modeling_qwen2.py / modeling_qwen3.py / modeling_llama.py.
+// A decoder-only causal language model of any registered architecture (model_config.h) on ATen
+// tensors, with Hugging Face parameter names: token embedding, the architecture's decoder layers
+// (model/arch/), a final RMSNorm and lm_head (or the embedding matrix when tie_word_embeddings).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -14,31 +11,32 @@
 #include <utility>
 #include <vector>
 
+#include "verlpp/model/generation_state.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::model {
 
-class KVCache;
-struct DecodeView;
-
 class CausalLM {
  public:
-  // Reads DIR/config.json and the safetensors weights (single or sharded), casting them to
-  // `dtype` on `device`. Throws verlpp::Error for an unsupported config, a missing tensor, or a
-  // tensor whose shape differs from the config's (both named).
+  // Reads DIR/config.json and the safetensors weights (single or sharded; experts fused or per
+  // expert), casting them to `dtype` on `device`. Throws verlpp::Error for an unsupported config,
+  // a missing tensor, or a tensor whose shape differs from the config's (both named).
   static CausalLM from_pretrained(const std::string& dir, at::ScalarType dtype,
                                   const at::Device& device);
   // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
-  // weights 1, biases 0. Deterministic for a seed (CPU generator), then cast to `dtype`.
+  // weights 1, biases 0, drawn on `device` from a generator seeded with `seed` (weight_table.h),
+  // then cast to `dtype`.
   static CausalLM random_init(const ModelConfig& config, uint64_t seed, double std,
-                              at::ScalarType dtype);
+                              at::ScalarType dtype,
+                              const at::Device& device = at::Device(at::kCPU));
 
   const ModelConfig& config() const;
   at::ScalarType dtype() const;
   at::Device device() const;
 
-  // (Hugging Face name, tensor) in checkpoint order; a tied model has no "lm_head.weight".
-  // The tensors are the model's own (in-place changes and .grad() act on the model).
+  // (Hugging Face name as transformers 5 holds it in memory, tensor) in declaration order (the
+  // weight table's); a tied model has no "lm_head.weight"; fused experts are one tensor each. The
+  // tensors are the model's own (in-place changes and .grad() act on the model).
   std::vector<std::pair<std::string, at::Tensor>> named_parameters() const;
   void set_requires_grad(bool requires_grad);
   // actor_rollout_ref.model.enable_gradient_checkpointing: layer activations are recomputed in
@@ -47,30 +45,41 @@ class CausalLM {
   void set_gradient_checkpointing(bool enabled);
   // Casts/moves every parameter (gradients are dropped; requires_grad kept).
   void to(at::ScalarType dtype, const at::Device& device);
+  // Copies the weights of the checkpoint folder `dir` into this model's parameters (their dtype
+  // and device; either expert layout). Throws verlpp::Error as from_pretrained for a missing or
+  // mis-shaped tensor.
+  void load_weights(const std::string& dir);
 
   // Packed forward (verl's use_remove_padding). input_ids, position_ids: int64 [T];
   // cu_seqlens: [S+1] integer (0, cumulative lengths). Returns the final-norm hidden states
-  // [T, hidden_size] in the model dtype. Attention never crosses sequence boundaries.
+  // [T, hidden_size] in the model dtype. Attention never crosses sequence boundaries. With
+  // `router_logits`, it receives the router logits [T, num_experts] (model dtype, differentiable)
+  // of every sparse MoE layer in layer order (none for a dense model).
   at::Tensor forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,
-                            const at::Tensor& cu_seqlens) const;
+                            const at::Tensor& cu_seqlens,
+                            std::vector<at::Tensor>* router_logits = nullptr) const;
   // Padded forward. input_ids, attention_mask: [B, L] (mask nonzero = real token; any padding
   // side). position_ids [B, L] int64, or undefined for cumsum(mask) - 1 (0 at padding), as
-  // transformers/verl compute them. Returns [B, L, hidden_size]; rows at padding are meaningless.
+  // transformers/verl compute them. Returns [B, L, hidden_size]; rows at padding are meaningless
+  // (router logits, [B * L, num_experts] per sparse layer, include them).
   at::Tensor forward_padded(const at::Tensor& input_ids, const at::Tensor& attention_mask,
-                            const at::Tensor& position_ids = at::Tensor()) const;
+                            const at::Tensor& position_ids = at::Tensor(),
+                            std::vector<at::Tensor>* router_logits = nullptr) const;
 
+  // The state each layer keeps during generation; the rollout allocates it (rollout/kv_cache.h).
+  std::vector<LayerStateSpec> generation_state() const;
   // Prefill for incremental decoding: forward_packed that also stores every token's keys/values
-  // in `cache` (sequence s at slot slots[s], entries [0, length_s)). Inputs as forward_packed;
+  // in `state` (sequence s at slot slots[s], entries [0, length_s)). Inputs as forward_packed;
   // slots: one per sequence. Returns [T, hidden_size]. Throws verlpp::Error on mismatched shapes
   // or a sequence that does not fit its slot. Not differentiable (the rollout runs without grad).
   at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                      const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
-                     KVCache& cache) const;
+                     GenerationStateView& state) const;
   // One decode step: token n (input_ids, position_ids [N] int64 on the model's device) is stored at
   // cache entry view.lengths[n] - 1 of its slot and attends to entries [0, view.lengths[n]).
   // Returns [N, hidden_size]. Throws verlpp::Error on mismatched shapes.
   at::Tensor decode(const at::Tensor& input_ids, const at::Tensor& position_ids,
-                    const DecodeView& view, KVCache& cache) const;
+                    const DecodeView& view, GenerationStateView& state) const;
 
   // The output projection [vocab_size, hidden_size] (the embedding when tied).
   at::Tensor lm_head_weight() const;
@@ -78,7 +87,8 @@ class CausalLM {
   at::Tensor logits(const at::Tensor& hidden) const;
 
   // Writes config.json (torch_dtype = dtype) and the weights cast to `dtype`, as save_pretrained
-  // does (sharded into max_shard_bytes files when > 0). Throws verlpp::Error on I/O failure.
+  // does (the hub layout: experts per expert; sharded into max_shard_bytes files when > 0).
+  // Throws verlpp::Error on I/O failure.
   void save_pretrained(const std::string& dir, at::ScalarType dtype,
                        uint64_t max_shard_bytes = 0) const;
 
@@ -88,9 +98,5 @@ class CausalLM {
  private:
   std::shared_ptr<Impl> impl_;
 };
-
-// "bfloat16"/"bf16", "float16"/"fp16", "float32"/"fp32" -> ScalarType; throws verlpp::Error.
-at::ScalarType parse_dtype(const std::string& name, const std::string& where);
-std::string dtype_name(at::ScalarType dtype);  // "bfloat16", "float16", "float32"
 
 }  // namespace verlpp::model

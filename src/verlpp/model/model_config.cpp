@@ -1,11 +1,13 @@
 #include "verlpp/model/model_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "verlpp/core/error.h"
 
@@ -57,15 +59,55 @@ Architecture architecture_of(const json& j, const std::string& source) {
     if (j.contains("model_type") && j["model_type"].is_string()) {
       return parse_architecture(j["model_type"].get<std::string>(), source + ": model_type");
     }
-    throw Error(source +
-                ": missing 'architectures' (expected [\"Qwen2ForCausalLM\"], "
-                "[\"Qwen3ForCausalLM\"] or [\"LlamaForCausalLM\"])");
+    throw Error(source + ": missing 'architectures' (expected a list of one class name)");
   }
   const json& a = j["architectures"];
   if (!a.is_array() || a.size() != 1 || !a[0].is_string()) {
     throw Error(source + ": 'architectures' must be a list of one class name, got " + a.dump());
   }
   return parse_architecture(a[0].get<std::string>(), source + ": architectures");
+}
+
+// The expert count under the names configs use for it: Qwen3MoeConfig's num_experts (which
+// transformers 5 writes as num_local_experts), Mixtral's num_local_experts, DeepSeek's
+// n_routed_experts. Shared by parse_model_config and read_model_shape.
+std::optional<std::string> expert_count_key(const json& j) {
+  for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts"}) {
+    if (j.contains(key) && !j[key].is_null()) return key;
+  }
+  return std::nullopt;
+}
+
+// Qwen3MoeConfig's fields (models.md §1), checked against each other and the layer count.
+MoeConfig parse_moe(const json& j, int64_t layers, const std::string& source) {
+  MoeConfig m;
+  const std::string experts = expert_count_key(j).value_or("num_experts");
+  m.num_experts = get_int(j, experts, source);
+  m.num_experts_per_tok = get_int(j, "num_experts_per_tok", source, 8);
+  m.moe_intermediate_size = get_int(j, "moe_intermediate_size", source, 768);
+  m.decoder_sparse_step = get_int(j, "decoder_sparse_step", source, 1);
+  m.norm_topk_prob = get_bool(j, "norm_topk_prob", source, false);
+  m.router_aux_loss_coef = get_double(j, "router_aux_loss_coef", source, 0.001);
+  if (m.num_experts_per_tok > m.num_experts) {
+    throw Error(fmt::format("{}: num_experts_per_tok {} is larger than {} {}", source,
+                            m.num_experts_per_tok, experts, m.num_experts));
+  }
+  if (j.contains("mlp_only_layers") && !j["mlp_only_layers"].is_null()) {
+    const json& list = j["mlp_only_layers"];
+    if (!list.is_array()) {
+      throw Error(source + ": 'mlp_only_layers' must be a list of layer indices, got " +
+                  list.dump());
+    }
+    for (const json& entry : list) {
+      if (!entry.is_number_integer() || entry.get<int64_t>() < 0 ||
+          entry.get<int64_t>() >= layers) {
+        throw Error(fmt::format("{}: mlp_only_layers entry {} is not a layer index in [0, {})",
+                                source, entry.dump(), layers));
+      }
+      m.mlp_only_layers.push_back(entry.get<int64_t>());
+    }
+  }
+  return m;
 }
 
 void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
@@ -101,50 +143,69 @@ void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
 
 }  // namespace
 
-std::string architecture_class(Architecture a) {
-  switch (a) {
-    case Architecture::qwen2:
-      return "Qwen2ForCausalLM";
-    case Architecture::qwen3:
-      return "Qwen3ForCausalLM";
-    case Architecture::llama:
-      return "LlamaForCausalLM";
+namespace {
+
+struct Registered {
+  Architecture architecture;
+  const char* class_name;
+  const char* model_type;
+};
+
+// The architectures registry: one line per architecture (its implementation: model/arch/).
+constexpr Registered kRegistry[] = {
+    {Architecture::qwen2, "Qwen2ForCausalLM", "qwen2"},
+    {Architecture::qwen3, "Qwen3ForCausalLM", "qwen3"},
+    {Architecture::llama, "LlamaForCausalLM", "llama"},
+};
+
+const Registered& registered(Architecture a) {
+  for (const Registered& r : kRegistry) {
+    if (r.architecture == a) return r;
   }
-  return "";
+  throw Error("internal: architecture missing from the registry");
 }
 
-std::string model_type(Architecture a) {
-  switch (a) {
-    case Architecture::qwen2:
-      return "qwen2";
-    case Architecture::qwen3:
-      return "qwen3";
-    case Architecture::llama:
-      return "llama";
-  }
-  return "";
-}
+}  // namespace
+
+std::string architecture_class(Architecture a) { return registered(a).class_name; }
+
+std::string model_type(Architecture a) { return registered(a).model_type; }
 
 Architecture parse_architecture(const std::string& name, const std::string& where) {
-  for (Architecture a : {Architecture::qwen2, Architecture::qwen3, Architecture::llama}) {
-    if (name == architecture_class(a) || name == model_type(a)) return a;
+  std::vector<std::string> names;
+  for (const Registered& r : kRegistry) {
+    if (name == r.class_name || name == r.model_type) return r.architecture;
+    names.emplace_back(r.class_name);
   }
-  throw Error(where + ": architecture '" + name +
-              "' is not supported (supported: Qwen2ForCausalLM, Qwen3ForCausalLM, "
-              "LlamaForCausalLM)");
+  throw Error(fmt::format("{}: architecture '{}' is not supported (supported: {})", where, name,
+                          fmt::join(names, ", ")));
+}
+
+bool ModelConfig::is_sparse_layer(int64_t layer) const {
+  if (moe.num_experts <= 0) return false;
+  for (int64_t dense : moe.mlp_only_layers) {
+    if (dense == layer) return false;
+  }
+  return (layer + 1) % moe.decoder_sparse_step == 0;
 }
 
 int64_t ModelConfig::num_parameters() const {
   const int64_t q = num_attention_heads * head_dim;
   const int64_t kv = num_key_value_heads * head_dim;
-  int64_t layer = hidden_size * q + 2 * hidden_size * kv + q * hidden_size +
-                  3 * hidden_size * intermediate_size + 2 * hidden_size;
-  if (qkv_bias) layer += q + 2 * kv;
-  if (o_bias) layer += hidden_size;
-  if (mlp_bias) layer += 2 * intermediate_size + hidden_size;
-  if (qk_norm) layer += 2 * head_dim;
+  int64_t attention = hidden_size * q + 2 * hidden_size * kv + q * hidden_size + 2 * hidden_size;
+  if (qkv_bias) attention += q + 2 * kv;
+  if (o_bias) attention += hidden_size;
+  if (qk_norm) attention += 2 * head_dim;
+  int64_t dense_mlp = 3 * hidden_size * intermediate_size;
+  if (mlp_bias) dense_mlp += 2 * intermediate_size + hidden_size;
+  const int64_t sparse_mlp = moe.num_experts * (3 * hidden_size * moe.moe_intermediate_size) +
+                             moe.num_experts * hidden_size;
+  int64_t layers = 0;
+  for (int64_t i = 0; i < num_hidden_layers; ++i) {
+    layers += attention + (is_sparse_layer(i) ? sparse_mlp : dense_mlp);
+  }
   const int64_t embed = vocab_size * hidden_size;
-  return num_hidden_layers * layer + embed * (tie_word_embeddings ? 1 : 2) + hidden_size;
+  return layers + embed * (tie_word_embeddings ? 1 : 2) + hidden_size;
 }
 
 ModelConfig parse_model_config(const nlohmann::json& j, const std::string& source) {
@@ -153,8 +214,11 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
   c.architecture = architecture_of(j, source);
   c.vocab_size = get_int(j, "vocab_size", source);
   c.hidden_size = get_int(j, "hidden_size", source);
-  c.intermediate_size = get_int(j, "intermediate_size", source);
+  const bool sparse = c.architecture == Architecture::qwen3_moe;
+  c.intermediate_size =
+      get_int(j, "intermediate_size", source, sparse ? std::optional<int64_t>(6144) : std::nullopt);
   c.num_hidden_layers = get_int(j, "num_hidden_layers", source);
+  if (sparse) c.moe = parse_moe(j, c.num_hidden_layers, source);
   c.num_attention_heads = get_int(j, "num_attention_heads", source);
   c.num_key_value_heads = get_int(j, "num_key_value_heads", source, c.num_attention_heads);
   const int64_t default_head_dim =
@@ -190,7 +254,7 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
   c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
   c.o_bias = c.architecture != Architecture::qwen2 && attention_bias;
   c.mlp_bias = c.architecture == Architecture::llama && get_bool(j, "mlp_bias", source, false);
-  c.qk_norm = c.architecture == Architecture::qwen3;
+  c.qk_norm = c.architecture == Architecture::qwen3 || sparse;
   c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", source, false);
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (j.contains(key) && j[key].is_string()) c.torch_dtype = j[key].get<std::string>();
@@ -254,9 +318,71 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
   json params = {{"rope_type", c.rope_scaling.type}, {"rope_theta", c.rope_theta}};
   if (j["rope_scaling"].is_object()) params.update(j["rope_scaling"]);
   j["rope_parameters"] = params;
+  if (c.architecture == Architecture::qwen3_moe) {
+    j["num_experts"] = c.moe.num_experts;
+    j["num_experts_per_tok"] = c.moe.num_experts_per_tok;
+    j["moe_intermediate_size"] = c.moe.moe_intermediate_size;
+    j["norm_topk_prob"] = c.moe.norm_topk_prob;
+    j["decoder_sparse_step"] = c.moe.decoder_sparse_step;
+    j["mlp_only_layers"] = c.moe.mlp_only_layers;
+    j["router_aux_loss_coef"] = c.moe.router_aux_loss_coef;
+    j["output_router_logits"] = false;
+  }
   if (c.bos_token_id >= 0) j["bos_token_id"] = c.bos_token_id;
   if (c.eos_token_id >= 0) j["eos_token_id"] = c.eos_token_id;
   return j;
+}
+
+namespace {
+
+std::optional<int64_t> integer_field(const json& text, const json& top, const char* key) {
+  for (const json* object : {&text, &top}) {
+    const auto it = object->find(key);
+    if (it != object->end() && it->is_number_integer()) return it->get<int64_t>();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not) {
+  namespace fs = std::filesystem;
+  const fs::path file = path.ends_with(".json") ? fs::path(path) : fs::path(path) / "config.json";
+  std::ifstream in(file);
+  if (!in) {
+    why_not = file.string() + " is not readable";
+    return std::nullopt;
+  }
+  const json top = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!top.is_object()) {
+    why_not = file.string() + " is not a JSON object";
+    return std::nullopt;
+  }
+  const json& text = top.contains("text_config") ? top["text_config"] : top;
+  ModelShape shape;
+  shape.source = file.string();
+  if (top.contains("architectures") && top["architectures"].is_array() &&
+      !top["architectures"].empty() && top["architectures"][0].is_string()) {
+    shape.architecture = top["architectures"][0].get<std::string>();
+  } else if (top.contains("model_type") && top["model_type"].is_string()) {
+    shape.architecture = top["model_type"].get<std::string>();
+  }
+  const auto layers = integer_field(text, top, "num_hidden_layers");
+  const auto heads = integer_field(text, top, "num_attention_heads");
+  if (!layers || !heads) {
+    why_not = file.string() + " has no integer num_hidden_layers / num_attention_heads";
+    return std::nullopt;
+  }
+  shape.num_hidden_layers = *layers;
+  shape.num_attention_heads = *heads;
+  shape.num_key_value_heads = integer_field(text, top, "num_key_value_heads").value_or(*heads);
+  for (const json* object : {&text, &top}) {
+    if (const auto key = expert_count_key(*object)) {
+      shape.num_experts = integer_field(*object, *object, key->c_str());
+      break;
+    }
+  }
+  return shape;
 }
 
 }  // namespace verlpp::model

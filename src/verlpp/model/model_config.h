@@ -1,19 +1,24 @@
-// A dense decoder-only model's shape, read from (and written as) a Hugging Face config.json.
-// Supported `architectures`: Qwen2ForCausalLM (Qwen2, Qwen2.5), Qwen3ForCausalLM (Qwen3 dense),
-// LlamaForCausalLM (Llama 2/3). Field names and defaults are transformers' (Qwen2Config,
-// Qwen3Config, LlamaConfig).
+// A decoder-only model's shape, read from (and written as) a Hugging Face config.json. This file
+// and its .cpp need no LibTorch (library verlpp_model_config), so that `verlpp check` reads models
+// through the same parser as training does.
+//
+// Supported `architectures` (the registry; field names and defaults are transformers'):
+//   Qwen2ForCausalLM (Qwen2, Qwen2.5; Qwen2Config), Qwen3ForCausalLM (Qwen3 dense; Qwen3Config),
+//   LlamaForCausalLM (Llama 2/3; LlamaConfig), Qwen3MoeForCausalLM (Qwen3-MoE; Qwen3MoeConfig).
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace verlpp::model {
 
-enum class Architecture { qwen2, qwen3, llama };
+enum class Architecture { qwen2, qwen3, llama, qwen3_moe };
 
 // RoPE frequency scaling (transformers' rope_scaling / rope_parameters). Types: "default",
-// "linear" (inv_freq / factor), "llama3" (Llama 3.1's smooth scaling, see rope.h).
+// "linear" (inv_freq / factor), "llama3" (Llama 3.1's smooth scaling, see layers/rope.h).
 struct RopeScaling {
   std::string type = "default";
   double factor = 1.0;
@@ -22,15 +27,26 @@ struct RopeScaling {
   int64_t original_max_position_embeddings = 0;  // llama3
 };
 
+// The sparse mixture-of-experts fields (Qwen3MoeConfig; models.md §1). num_experts == 0: dense.
+struct MoeConfig {
+  int64_t num_experts = 0;            // E ("num_experts"; transformers 5 writes num_local_experts)
+  int64_t num_experts_per_tok = 0;    // k (top-k), 1 <= k <= E
+  int64_t moe_intermediate_size = 0;  // each expert's SwiGLU width
+  bool norm_topk_prob = false;        // renormalise the k routing weights to sum to 1
+  int64_t decoder_sparse_step = 1;    // layer i is sparse iff (i + 1) % step == 0 ...
+  std::vector<int64_t> mlp_only_layers;  // ... and i is not listed here
+  double router_aux_loss_coef = 0.001;
+};
+
 struct ModelConfig {
   Architecture architecture = Architecture::qwen3;
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;
-  int64_t intermediate_size = 0;
+  int64_t intermediate_size = 0;  // the dense SwiGLU width (MoE: of the mlp_only layers)
   int64_t num_hidden_layers = 0;
   int64_t num_attention_heads = 0;
   int64_t num_key_value_heads = 0;  // GQA; defaults to num_attention_heads
-  int64_t head_dim = 0;             // defaults to hidden_size / num_attention_heads
+  int64_t head_dim = 0;             // defaults to hidden_size / num_attention_heads (Qwen3: 128)
   int64_t max_position_embeddings = 0;
   double rms_norm_eps = 1e-6;
   double rope_theta = 10000.0;
@@ -38,25 +54,30 @@ struct ModelConfig {
   bool qkv_bias = false;  // Qwen2: always; Qwen3/Llama: attention_bias
   bool o_bias = false;    // Qwen3/Llama: attention_bias
   bool mlp_bias = false;  // Llama: mlp_bias
-  bool qk_norm = false;   // Qwen3: RMSNorm over head_dim on q and k before RoPE
+  bool qk_norm = false;   // Qwen3, Qwen3-MoE: RMSNorm over head_dim on q and k before RoPE
   bool tie_word_embeddings = false;
+  MoeConfig moe;
   std::string torch_dtype = "bfloat16";  // the checkpoint's stored dtype
   int64_t bos_token_id = -1;             // -1: absent
   int64_t eos_token_id = -1;
 
-  // Parameter count (embeddings, and lm_head when untied, included).
+  // Whether layer i (0-based) uses the sparse MoE block (transformers' Qwen3MoeDecoderLayer).
+  bool is_sparse_layer(int64_t layer) const;
+  // Parameter count (embeddings, lm_head when untied, and every expert included).
   int64_t num_parameters() const;
 };
 
-// "Qwen2ForCausalLM" / "Qwen3ForCausalLM" / "LlamaForCausalLM"; model_type "qwen2"/"qwen3"/"llama".
-std::string architecture_class(Architecture a);
-std::string model_type(Architecture a);
-// Accepts qwen2, qwen3, llama (or their class names); throws verlpp::Error otherwise.
+// The architectures registry: class name and model_type of each.
+std::string architecture_class(Architecture a);  // "Qwen3MoeForCausalLM", ...
+std::string model_type(Architecture a);          // "qwen3_moe", ...
+// Accepts a class name or a model_type; throws verlpp::Error "<where>: architecture 'X' is not
+// supported (supported: ...)" listing every registered class otherwise.
 Architecture parse_architecture(const std::string& name, const std::string& where);
 
 // Parses config.json content. `source` (a path) prefixes error messages. Throws verlpp::Error for
 // an unsupported architectures value, a missing or mistyped size field, heads not dividing,
-// hidden_act other than silu, sliding-window attention, or an unsupported RoPE scaling type.
+// hidden_act other than silu, sliding-window attention, an unsupported RoPE scaling type, and for
+// Qwen3-MoE a top-k outside [1, num_experts] or an mlp_only_layers entry that is not a layer.
 // Reads RoPE from rope_theta/rope_scaling (transformers 4) or rope_parameters (transformers 5).
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& source);
 // Reads DIR/config.json (or the file itself when `path` names a file).
@@ -65,5 +86,19 @@ ModelConfig load_model_config(const std::string& path);
 // config.json content that transformers 4 and 5 load (RoPE written both as rope_theta +
 // rope_scaling and as rope_parameters).
 nlohmann::json model_config_to_json(const ModelConfig& config);
+
+// The few facts the parallel-layout rules of `verlpp check` need, from any model's config.json,
+// supported by verlpp or not (Qwen3.5's and other multimodal configs are read from their
+// "text_config"). Expert counts are read by the same field reader as parse_model_config.
+struct ModelShape {
+  std::string source;        // the config.json read
+  std::string architecture;  // architectures[0], or model_type
+  int64_t num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0;
+  std::optional<int64_t> num_experts;  // num_experts / num_local_experts / n_routed_experts
+};
+// Reads DIR/config.json (or the file itself when `path` is a .json file). Returns nullopt and
+// sets `why_not` when the file is absent or lacks num_hidden_layers / num_attention_heads;
+// num_key_value_heads defaults to the head count.
+std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not);
 
 }  // namespace verlpp::model

@@ -16,8 +16,7 @@ struct GraphedDecoder::Bucket {
   int64_t live = 0;  // rows of the last step; rows beyond it point at the scratch slot
 };
 
-GraphedDecoder::GraphedDecoder(const model::CausalLM& model, model::KVCache& cache,
-                               int64_t max_rows)
+GraphedDecoder::GraphedDecoder(const model::CausalLM& model, KVCache& cache, int64_t max_rows)
     : model_(model), cache_(cache), max_rows_(max_rows) {
   if (max_rows < 1 || max_rows > cache.slots() - 1) {
     throw Error(fmt::format("graphed decode: {} rows need a cache of more than {} slots", max_rows,
@@ -52,7 +51,7 @@ GraphedDecoder::Bucket& GraphedDecoder::bucket_for(int64_t n) {
     view.cu_starts_i32 =
         at::cat({raw->slot_starts, at::full({1}, rows, raw->slot_starts.options())}).to(at::kInt);
     view.lengths_i32 = raw->lengths.to(at::kInt);
-    raw->logits = model_.logits(model_.decode(raw->tokens, raw->positions, view, cache_));
+    raw->logits = model_.logits(model_.decode(raw->tokens, raw->positions, view, cache_.view()));
   });
   return *buckets_.emplace(size, std::move(b)).first->second;
 }

@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "verlpp/model/causal_lm.h"
-#include "verlpp/model/kv_cache.h"
+#include "verlpp/rollout/kv_cache.h"
 
 namespace verlpp::rollout {
 
@@ -21,7 +21,7 @@ class GraphedDecoder {
  public:
   // `cache` must outlive the decoder; its last slot is the scratch slot (not used by sequences).
   // `max_rows`: the most sequences a step will hold (<= cache.slots() - 1).
-  GraphedDecoder(const model::CausalLM& model, model::KVCache& cache, int64_t max_rows);
+  GraphedDecoder(const model::CausalLM& model, KVCache& cache, int64_t max_rows);
   ~GraphedDecoder();
 
   // Logits [N, vocab] for N live sequences (all [N] int64 on the model's device: the token to
@@ -36,7 +36,7 @@ class GraphedDecoder {
   Bucket& bucket_for(int64_t n);
 
   const model::CausalLM& model_;
-  model::KVCache& cache_;
+  KVCache& cache_;
   int64_t max_rows_;
   std::map<int64_t, std::unique_ptr<Bucket>> buckets_;
 };

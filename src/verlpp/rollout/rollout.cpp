@@ -13,9 +13,10 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/generator.h"
 #include "verlpp/core/torch_compat.h"
-#include "verlpp/model/kv_cache.h"
 #include "verlpp/rollout/graphed_decode.h"
+#include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/sampling.h"
 
 namespace verlpp::rollout {
@@ -149,8 +150,8 @@ struct DecodeBatch {
   }
 };
 
-model::DecodeView decode_view(const DecodeBatch& batch, const model::KVCache& cache,
-                              int64_t max_length, bool flash) {
+model::DecodeView decode_view(const DecodeBatch& batch, const KVCache& cache, int64_t max_length,
+                              bool flash) {
   model::DecodeView view;
   view.slot_starts = batch.rows * cache.capacity();
   view.lengths = batch.lengths;
@@ -189,12 +190,12 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
       dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
   const bool graphs = flash && params.use_cuda_graph && compat::CudaGraph::available();
   // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
-  model::KVCache cache(model.config(), B + (graphs ? 1 : 0), packed.max_length + R, model.dtype(),
-                       dev);
+  KVCache cache(model.generation_state(), B + (graphs ? 1 : 0), packed.max_length + R,
+                model.dtype(), dev);
   std::vector<int64_t> slots(static_cast<size_t>(B));
   std::iota(slots.begin(), slots.end(), 0);
   const at::Tensor hidden =
-      model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache);
+      model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache.view());
   const at::Tensor last = (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev);
   SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings, gen);
 
@@ -236,7 +237,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
     }
     if (!logits.defined()) {
       const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
-      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache));
+      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache.view()));
     }
     sampled = sample_tokens(logits, settings, gen);
     record(out, s, batch.rows, sampled, params);

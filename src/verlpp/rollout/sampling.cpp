@@ -61,15 +61,4 @@ SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& set
   return {tokens, logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};
 }
 
-at::Generator make_generator(const at::Device& device, std::uint64_t seed) {
-  at::Generator gen;
-  if (device.is_cpu()) {
-    gen = at::detail::createCPUGenerator(seed);
-  } else {
-    gen = at::globalContext().defaultGenerator(device).clone();
-    gen.set_current_seed(seed);
-  }
-  return gen;
-}
-
 }  // namespace verlpp::rollout

@@ -35,8 +35,4 @@ SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& set
 // logits / temperature with the tokens that top_k / top_p remove set to -inf, fp32 [N, V].
 at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& settings);
 
-// A generator on `device` seeded with `seed` (CPU: a new one; CUDA: a seeded clone of the
-// device's default generator, so the default generator is untouched).
-at::Generator make_generator(const at::Device& device, std::uint64_t seed);
-
 }  // namespace verlpp::rollout

@@ -1,5 +1,6 @@
 #include "verlpp/trainer/ppo_settings.h"
 
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/model/causal_lm.h"
 
@@ -124,7 +125,7 @@ at::ScalarType compute_dtype(const config::Config& config, const at::Device& dev
   if (!device.is_cuda()) return at::kFloat;
   const auto& fsdp = config.actor.engine.fsdp;
   const std::string name = fsdp && !fsdp->dtype.empty() ? fsdp->dtype : "bfloat16";
-  return model::parse_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype");
+  return parse_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype");
 }
 
 }  // namespace verlpp::trainer

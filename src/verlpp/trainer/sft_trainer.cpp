@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "verlpp/core/device.h"
+#include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/dataloader.h"
@@ -176,7 +177,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   compat::set_cpu_threads(0);
   const at::Device device = compute_device(config);
   const at::ScalarType dtype =
-      device.is_cuda() ? model::parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
+      device.is_cuda() ? parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
   const std::string model_path = expand_home(config.model.path);
   const std::string tokenizer_dir = expand_home(config.model.tokenizer_path.value_or(model_path));
   auto tok = tokenizer::Tokenizer::from_directory(tokenizer_dir);

@@ -1,8 +1,5 @@
 #include "verlpp/trainer/train_checkpoint.h"
 
-#include <ATen/ATen.h>
-#include <c10/core/GradMode.h>
-
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -10,7 +7,6 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
-#include "verlpp/model/checkpoint.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::trainer {
@@ -62,22 +58,6 @@ std::string shape_difference(const model::ModelConfig& saved, const model::Model
   return {};
 }
 
-void load_weights(const fs::path& hf_folder, model::CausalLM& lm) {
-  const model::CheckpointReader reader(hf_folder.string());
-  c10::AutoGradMode no_grad(false);
-  for (auto& [name, parameter] : lm.named_parameters()) {
-    if (!reader.contains(name)) {
-      throw Error("checkpoint " + hf_folder.string() + " has no tensor '" + name + "'");
-    }
-    const at::Tensor saved = reader.tensor(name);
-    if (!saved.sizes().equals(parameter.sizes())) {
-      throw Error("checkpoint " + hf_folder.string() + ": tensor '" + name +
-                  "' has another shape than the model's");
-    }
-    parameter.copy_(saved);
-  }
-}
-
 }  // namespace
 
 void copy_tokenizer_files(const fs::path& from, const fs::path& to) {
@@ -121,7 +101,7 @@ void load_model_state(const fs::path& role_folder, model::CausalLM& model,
     require_file(hf_folder / "model.safetensors", "the model's weights");
   }
   require_file(role_folder / kOptimizerFile, "the optimizer state");
-  load_weights(hf_folder, model);
+  model.load_weights(hf_folder.string());
   optimizer.load((role_folder / kOptimizerFile).string());
 }
 

@@ -10,8 +10,8 @@
 #include "verlpp/config/compose.h"
 #include "verlpp/config/finding.h"
 #include "verlpp/config/layout.h"
-#include "verlpp/config/model_shape.h"
 #include "verlpp/config/sections.h"
+#include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
 namespace {
@@ -35,7 +35,8 @@ Planned plan(const std::string& config_name, const std::vector<std::string>& ove
   Planned out;
   out.config = bind_config(compose_config({std::nullopt, config_name, overrides}).root);
   std::string why_not;
-  const std::optional<ModelShape> model = read_model_shape(out.config.model.path, why_not);
+  const std::optional<model::ModelShape> model =
+      model::read_model_shape(out.config.model.path, why_not);
   out.layout = plan_layout(out.config, model, out.findings);
   return out;
 }

@@ -11,7 +11,7 @@
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/decode_attention.h"
-#include "verlpp/model/kv_cache.h"
+#include "verlpp/model/layers/attention.h"
 
 namespace verlpp::kernels {
 namespace {
@@ -110,27 +110,21 @@ TEST(DecodeAttentionKernelGpu, BadInputIsAnError) {
 // model::decode_attention (the rollout's decode step) reaches the kernel: the same result.
 TEST(DecodeAttentionKernelGpu, KvCacheDecodeUsesTheKernel) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  model::ModelConfig config;
-  config.num_hidden_layers = 1;
-  config.num_attention_heads = 4;
-  config.num_key_value_heads = 2;
-  config.head_dim = 128;
   const at::Device cuda(at::kCUDA, 0);
-  model::KVCache cache(config, 2, 16, at::kBFloat16, cuda);
   const at::Tensor q = at::randn({2, 4, 128}, at::TensorOptions().device(cuda)).to(at::kBFloat16);
-  if (!can_decode_attention(q, cache.keys(0))) GTEST_SKIP() << "no decode kernel in this build";
-  const auto long_cuda = at::TensorOptions().dtype(at::kLong).device(cuda);
-  cache.store(0, at::randn({32, 2, 128}, q.options()), at::randn({32, 2, 128}, q.options()),
-              at::arange(32, long_cuda));
+  // Two slots of 16 entries, 2 kv heads.
+  const model::KVCacheView cache{at::randn({32, 2, 128}, q.options()),
+                                 at::randn({32, 2, 128}, q.options())};
+  if (!can_decode_attention(q, cache.keys)) GTEST_SKIP() << "no decode kernel in this build";
   model::DecodeView view;
   view.slot_starts = at::tensor(std::vector<int64_t>{16, 0}, at::kLong).to(cuda);
   view.lengths = at::tensor(std::vector<int64_t>{9, 16}, at::kLong).to(cuda);
   view.max_length = 16;
   view.cu_starts_i32 = at::tensor(std::vector<int32_t>{16, 0, 32}, at::kInt).to(cuda);
   view.lengths_i32 = view.lengths.to(at::kInt);
-  const at::Tensor direct = decode_attention(q, cache.keys(0), cache.values(0), view.cu_starts_i32,
+  const at::Tensor direct = decode_attention(q, cache.keys, cache.values, view.cu_starts_i32,
                                              view.lengths_i32, 16, 0.125);
-  EXPECT_TRUE(at::equal(model::decode_attention(q, cache, 0, view, 0.125), direct));
+  EXPECT_TRUE(at::equal(model::decode_attention(q, cache, 16, view, 0.125), direct));
 }
 
 }  // namespace

@@ -13,8 +13,9 @@
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/torch_compat.h"
-#include "verlpp/model/kv_cache.h"
+#include "verlpp/model/layers/attention.h"
 #include "verlpp/model/logprob.h"
+#include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/rollout.h"
 
 namespace verlpp::rollout {
@@ -25,39 +26,37 @@ const at::Device kCuda(at::kCUDA, 0);
 TEST(RolloutGpu, FlashDecodeMatchesEagerFp32Reference) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   if (!compat::has_flash_attention_kvcache()) GTEST_SKIP() << "LibTorch without seqused_k";
-  model::ModelConfig c;
-  c.num_hidden_layers = 1;
-  c.num_attention_heads = 8;
-  c.num_key_value_heads = 2;
-  c.head_dim = 128;
-  model::KVCache cache(c, 4, 40, at::kBFloat16, kCuda);
+  const std::vector<model::LayerStateSpec> layers = {{model::LayerStateKind::kv_cache, 2, 128}};
+  KVCache cache(layers, 4, 40, at::kBFloat16, kCuda);
   at::Generator gen = at::detail::createCPUGenerator(3);
-  const auto rows = cache.keys(0).size(0);
+  model::KVCacheView& layer = cache.view().layers[0];
+  const auto rows = layer.keys.size(0);
   const at::Tensor k = at::randn({rows, 2, 128}, gen, at::kFloat);
   const at::Tensor v = at::randn({rows, 2, 128}, gen, at::kFloat);
-  cache.store(0, k.to(kCuda, at::kBFloat16), v.to(kCuda, at::kBFloat16),
-              at::arange(rows, at::TensorOptions().dtype(at::kLong).device(kCuda)));
+  layer.keys.copy_(k.to(kCuda, at::kBFloat16));
+  layer.values.copy_(v.to(kCuda, at::kBFloat16));
   const at::Tensor q = at::randn({3, 8, 128}, gen, at::kFloat);
   model::DecodeView view;
   const at::Tensor slots = at::tensor(std::vector<int64_t>{2, 0, 3}, at::kLong).to(kCuda);
   view.slot_starts = slots * 40;
   view.lengths = at::tensor(std::vector<int64_t>{5, 37, 1}, at::kLong).to(kCuda);
   view.max_length = 37;
-  const at::Tensor eager = model::decode_attention(q.to(kCuda, at::kBFloat16), cache, 0, view, 0.1);
+  const at::Tensor eager =
+      model::decode_attention(q.to(kCuda, at::kBFloat16), layer, 40, view, 0.1);
   view.cu_starts_i32 =
       at::cat({view.slot_starts, at::full({1}, rows, slots.options())}).to(at::kInt);
   view.lengths_i32 = view.lengths.to(at::kInt);
-  const at::Tensor flash = model::decode_attention(q.to(kCuda, at::kBFloat16), cache, 0, view, 0.1);
+  const at::Tensor flash =
+      model::decode_attention(q.to(kCuda, at::kBFloat16), layer, 40, view, 0.1);
   // fp32 CPU reference with the cache contents as stored (bf16-rounded).
-  model::KVCache cpu(c, 4, 40, at::kFloat, at::Device(at::kCPU));
-  cpu.store(0, k.to(at::kBFloat16).to(at::kFloat), v.to(at::kBFloat16).to(at::kFloat),
-            at::arange(rows, at::kLong));
+  const model::KVCacheView cpu{k.to(at::kBFloat16).to(at::kFloat),
+                               v.to(at::kBFloat16).to(at::kFloat)};
   model::DecodeView cpu_view;
   cpu_view.slot_starts = view.slot_starts.cpu();
   cpu_view.lengths = view.lengths.cpu();
   cpu_view.max_length = 37;
   const at::Tensor ref =
-      model::decode_attention(q.to(at::kBFloat16).to(at::kFloat), cpu, 0, cpu_view, 0.1);
+      model::decode_attention(q.to(at::kBFloat16).to(at::kFloat), cpu, 40, cpu_view, 0.1);
   const double flash_err = (flash.cpu().to(at::kFloat) - ref).abs().max().item<double>();
   const double eager_err = (eager.cpu().to(at::kFloat) - ref).abs().max().item<double>();
   std::cout << "decode attention bf16 vs fp32: CUDA path max|diff| " << flash_err << ", eager "

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/generator.h"
 
 namespace verlpp::rollout {
 namespace {

@@ -1,4 +1,4 @@
-#include "verlpp/model/rope.h"
+#include "verlpp/model/layers/rope.h"
 
 #include <ATen/ATen.h>
 

@@ -1,13 +1,16 @@
 // Causal self-attention over a batch of sequences, packed (verl's use_remove_padding: tokens of
 // all sequences back to back, delimited by cu_seqlens) or padded ([batch, length] with a mask).
 // Both layouts hand the layers token-major tensors [tokens, ...]; only attention looks at the
-// layout. (A KV cache for the rollout engine extends this with cached keys/values per sequence.)
+// layout. A decode step reads keys/values of earlier tokens from the rollout's KV cache instead
+// (decode_attention).
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "verlpp/model/generation_state.h"
 
 namespace verlpp::model {
 
@@ -39,5 +42,15 @@ struct SequenceLayout {
 // meaningless and ignored by callers).
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             const SequenceLayout& layout, double scale);
+
+// Single-query causal attention over a KV cache: q [N, heads, head_dim] -> [N, heads, head_dim],
+// query head h reading kv head h / (heads / kv_heads); `capacity` is the cache's entries per slot.
+// bf16/fp16 CUDA (with cu_starts_i32 set) uses verlpp's split-KV decode kernel
+// (kernels/decode_attention.h) when the build has it and takes the shape, else flash attention
+// with per-sequence key counts (no copy of the cache either way); otherwise the eager formula
+// (softmax in fp32, as transformers' eager attention) over the gathered prefix. Throws
+// verlpp::Error when view.max_length is outside [1, capacity].
+at::Tensor decode_attention(const at::Tensor& q, const KVCacheView& cache, int64_t capacity,
+                            const DecodeView& view, double scale);
 
 }  // namespace verlpp::model

@@ -1,0 +1,18 @@
+// The model dtypes verlpp computes in, by the names Hugging Face configs and verl keys use.
+#pragma once
+
+#include <c10/core/ScalarType.h>
+
+#include <string>
+
+namespace verlpp {
+
+// "bfloat16"/"bf16", "float16"/"fp16"/"half", "float32"/"fp32"/"float" -> ScalarType. Throws
+// verlpp::Error "<where>: unknown dtype ..." otherwise.
+at::ScalarType parse_dtype(const std::string& name, const std::string& where);
+
+// "bfloat16", "float16", "float32" (config.json's torch_dtype). Throws verlpp::Error for any other
+// dtype.
+std::string dtype_name(at::ScalarType dtype);
+
+}  // namespace verlpp

@@ -1,0 +1,28 @@
+// The dense SwiGLU feed-forward of Llama/Qwen: down_proj(silu(gate_proj(x)) * up_proj(x))
+// (transformers' Qwen2MLP/Qwen3MLP/LlamaMLP/Qwen3MoeMLP).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+#include "verlpp/model/layers/linear.h"
+
+namespace verlpp::model {
+
+class WeightTable;
+
+struct MlpWeights {
+  Linear gate_proj, up_proj, down_proj;
+};
+
+// Declares PREFIX{gate_proj,up_proj,down_proj}.weight (and .bias with `bias`): [intermediate,
+// hidden], [intermediate, hidden], [hidden, intermediate].
+void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, MlpWeights& w,
+                 int64_t hidden, int64_t intermediate, bool bias);
+
+// x [T, hidden] -> [T, hidden].
+at::Tensor swiglu(const MlpWeights& w, const at::Tensor& x);
+
+}  // namespace verlpp::model

@@ -1,0 +1,74 @@
+#include "verlpp/model/layers/self_attention.h"
+
+#include <ATen/ATen.h>
+
+#include "verlpp/model/layers/rms_norm.h"
+#include "verlpp/model/weight_table.h"
+
+namespace verlpp::model {
+
+void declare_self_attention(WeightTable& table, const std::string& prefix, int64_t layer,
+                            AttentionWeights& w, const ModelConfig& c) {
+  const int64_t q = c.num_attention_heads * c.head_dim;
+  const int64_t kv = c.num_key_value_heads * c.head_dim;
+  const std::string q_from = "num_attention_heads * head_dim, hidden_size";
+  const std::string kv_from = "num_key_value_heads * head_dim, hidden_size";
+  declare_linear(table, prefix + "q_proj", layer, w.q_proj, q, c.hidden_size, c.qkv_bias, q_from);
+  declare_linear(table, prefix + "k_proj", layer, w.k_proj, kv, c.hidden_size, c.qkv_bias, kv_from);
+  declare_linear(table, prefix + "v_proj", layer, w.v_proj, kv, c.hidden_size, c.qkv_bias, kv_from);
+  declare_linear(table, prefix + "o_proj", layer, w.o_proj, c.hidden_size, q, c.o_bias,
+                 "hidden_size, num_attention_heads * head_dim");
+  if (c.qk_norm) {
+    table.add({prefix + "q_norm.weight",
+               {c.head_dim},
+               WeightInit::ones,
+               layer,
+               0,
+               "head_dim",
+               {},
+               &w.q_norm});
+    table.add({prefix + "k_norm.weight",
+               {c.head_dim},
+               WeightInit::ones,
+               layer,
+               0,
+               "head_dim",
+               {},
+               &w.k_norm});
+  }
+}
+
+namespace {
+
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const LayerContext& ctx, int64_t layer) {
+  if (ctx.state != nullptr) {
+    KVCacheView& cache = ctx.state->layers.at(static_cast<size_t>(layer));
+    cache.keys.index_copy_(0, ctx.cache_rows, k);
+    cache.values.index_copy_(0, ctx.cache_rows, v);
+    if (ctx.decode != nullptr) {
+      return decode_attention(q, cache, ctx.state->capacity, *ctx.decode, ctx.scale);
+    }
+  }
+  return causal_attention(q, k, v, ctx.layout, ctx.scale);
+}
+
+}  // namespace
+
+at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const at::Tensor& h,
+                          const LayerContext& ctx, int64_t layer) {
+  const int64_t T = h.size(0);
+  at::Tensor q = w.q_proj(h).view({T, c.num_attention_heads, c.head_dim});
+  at::Tensor k = w.k_proj(h).view({T, c.num_key_value_heads, c.head_dim});
+  const at::Tensor v = w.v_proj(h).view({T, c.num_key_value_heads, c.head_dim});
+  if (c.qk_norm) {
+    q = rms_norm(q, w.q_norm, c.rms_norm_eps);
+    k = rms_norm(k, w.k_norm, c.rms_norm_eps);
+  }
+  q = apply_rope(q, ctx.rope);
+  k = apply_rope(k, ctx.rope);
+  const at::Tensor a = attend(q, k, v, ctx, layer);
+  return w.o_proj(a.reshape({T, c.num_attention_heads * c.head_dim}));
+}
+
+}  // namespace verlpp::model

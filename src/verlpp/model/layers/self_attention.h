@@ -1,0 +1,35 @@
+// The self-attention block of Llama, Qwen2, Qwen3 and Qwen3-MoE (transformers' LlamaAttention,
+// Qwen2Attention, Qwen3Attention, Qwen3MoeAttention): q/k/v projections, Qwen3's per-head RMSNorm
+// of q and k, RoPE, causal GQA attention (over the layout, or the KV cache in generation), o_proj.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+#include "verlpp/model/layers/layer_context.h"
+#include "verlpp/model/layers/linear.h"
+#include "verlpp/model/model_config.h"
+
+namespace verlpp::model {
+
+class WeightTable;
+
+struct AttentionWeights {
+  Linear q_proj, k_proj, v_proj, o_proj;
+  at::Tensor q_norm, k_norm;  // [head_dim] when config.qk_norm
+};
+
+// Declares PREFIX{q,k,v,o}_proj.weight ([heads * head_dim, hidden], [kv_heads * head_dim,
+// hidden] twice, [hidden, heads * head_dim]), their biases per qkv_bias / o_bias, and
+// PREFIX{q,k}_norm.weight [head_dim] with qk_norm.
+void declare_self_attention(WeightTable& table, const std::string& prefix, int64_t layer,
+                            AttentionWeights& w, const ModelConfig& config);
+
+// h [T, hidden] (the input_layernorm output) -> [T, hidden]. With ctx.state, stores the tokens'
+// keys/values of layer `layer` at ctx.cache_rows; with ctx.decode, attends over the cache.
+at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& config, const at::Tensor& h,
+                          const LayerContext& ctx, int64_t layer);
+
+}  // namespace verlpp::model

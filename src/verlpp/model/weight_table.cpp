@@ -1,0 +1,160 @@
+#include "verlpp/model/weight_table.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "verlpp/core/error.h"
+#include "verlpp/core/generator.h"
+#include "verlpp/model/checkpoint.h"
+
+namespace verlpp::model {
+namespace {
+
+std::string shape_string(at::IntArrayRef shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+std::string expert_part_name(const PerExpertLayout& layout, int64_t expert,
+                             const std::string& part) {
+  return fmt::format("{}{}.{}.weight", layout.prefix, expert, part);
+}
+
+void check_shape(const CheckpointReader& reader, const std::string& name,
+                 const std::vector<int64_t>& want, const std::string& shape_from) {
+  const TensorInfo& info = reader.info(name);
+  if (info.shape != want) {
+    throw Error(
+        fmt::format("checkpoint {}: tensor '{}' has shape {} but config.json implies {} ({})",
+                    reader.dir(), name, shape_string(info.shape), shape_string(want), shape_from));
+  }
+}
+
+// Expert e's parts stacked: [E, rows, cols] from E x parts tensors of [rows / parts, cols].
+at::Tensor read_per_expert(const CheckpointReader& reader, const WeightSpec& spec,
+                           const std::string& needed_by) {
+  const PerExpertLayout& layout = *spec.per_expert;
+  const int64_t experts = spec.shape[0];
+  std::vector<int64_t> part_shape(spec.shape.begin() + 1, spec.shape.end());
+  part_shape[0] /= static_cast<int64_t>(layout.parts.size());
+  std::vector<at::Tensor> per_expert;
+  for (int64_t e = 0; e < experts; ++e) {
+    std::vector<at::Tensor> parts;
+    for (const std::string& part : layout.parts) {
+      const std::string name = expert_part_name(layout, e, part);
+      if (!reader.contains(name)) {
+        throw Error(fmt::format(
+            "checkpoint {} has no tensor '{}' (needed by {}; nor the fused '{}', and config.json "
+            "says {})",
+            reader.dir(), name, needed_by, spec.name, spec.shape_from));
+      }
+      check_shape(reader, name, part_shape, spec.shape_from);
+      parts.push_back(reader.tensor(name));
+    }
+    per_expert.push_back(parts.size() == 1 ? parts[0] : at::cat(parts, 0));
+  }
+  return at::stack(per_expert, 0);
+}
+
+at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
+                     const std::string& needed_by) {
+  if (reader.contains(spec.name)) {
+    check_shape(reader, spec.name, spec.shape, spec.shape_from);
+    return reader.tensor(spec.name);
+  }
+  if (spec.per_expert) return read_per_expert(reader, spec, needed_by);
+  throw Error("checkpoint " + reader.dir() + " has no tensor '" + spec.name + "' (needed by " +
+              needed_by + ")");
+}
+
+// An expert tensor of the checkpoint that no fused spec covers: more experts on disk than
+// config.json's num_experts.
+void reject_unknown_experts(const CheckpointReader& reader, const std::vector<WeightSpec>& specs) {
+  for (const std::string& name : reader.names()) {
+    if (name.find(".mlp.experts.") == std::string::npos) continue;
+    bool known = false;
+    for (const WeightSpec& spec : specs) {
+      if (name == spec.name) known = true;
+      if (!spec.per_expert || name.rfind(spec.per_expert->prefix, 0) != 0) continue;
+      for (int64_t e = 0; e < spec.shape[0] && !known; ++e) {
+        for (const std::string& part : spec.per_expert->parts) {
+          if (name == expert_part_name(*spec.per_expert, e, part)) known = true;
+        }
+      }
+    }
+    if (!known) {
+      throw Error(fmt::format(
+          "checkpoint {}: tensor '{}' is not a parameter of the model config.json describes "
+          "(more experts in the checkpoint than num_experts?)",
+          reader.dir(), name));
+    }
+  }
+}
+
+}  // namespace
+
+void WeightTable::add(WeightSpec spec) { specs_.push_back(std::move(spec)); }
+
+std::vector<at::Tensor> WeightTable::layer_tensors(int64_t layer) const {
+  std::vector<at::Tensor> out;
+  for (const WeightSpec& spec : specs_) {
+    if (spec.layer == layer && spec.tensor->defined()) out.push_back(*spec.tensor);
+  }
+  return out;
+}
+
+void WeightTable::load(const CheckpointReader& reader, at::ScalarType dtype,
+                       const at::Device& device, const std::string& needed_by) const {
+  reject_unknown_experts(reader, specs_);
+  for (const WeightSpec& spec : specs_) {
+    *spec.tensor =
+        read_spec(reader, spec, needed_by).to(device, dtype, /*non_blocking=*/false, /*copy=*/true);
+  }
+}
+
+void WeightTable::copy_from(const CheckpointReader& reader, const std::string& needed_by) const {
+  reject_unknown_experts(reader, specs_);
+  c10::AutoGradMode no_grad(false);
+  for (const WeightSpec& spec : specs_) spec.tensor->copy_(read_spec(reader, spec, needed_by));
+}
+
+void WeightTable::init(uint64_t seed, double std, at::ScalarType dtype,
+                       const at::Device& device) const {
+  at::Generator gen = make_generator(device, seed);
+  const auto options = at::TensorOptions().dtype(at::kFloat).device(device);
+  for (const WeightSpec& spec : specs_) {
+    switch (spec.init) {
+      case WeightInit::ones:
+        *spec.tensor = at::ones(spec.shape, options.dtype(dtype));
+        break;
+      case WeightInit::zeros:
+        *spec.tensor = at::zeros(spec.shape, options.dtype(dtype));
+        break;
+      case WeightInit::normal:
+        *spec.tensor = at::normal(0.0, std, spec.shape, gen, options).to(dtype);
+        break;
+    }
+  }
+}
+
+std::vector<std::pair<std::string, at::Tensor>> WeightTable::hub_tensors() const {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (const WeightSpec& spec : specs_) {
+    if (!spec.per_expert) {
+      out.emplace_back(spec.name, *spec.tensor);
+      continue;
+    }
+    const auto parts = static_cast<int64_t>(spec.per_expert->parts.size());
+    for (int64_t e = 0; e < spec.shape[0]; ++e) {
+      const std::vector<at::Tensor> pieces = spec.tensor->select(0, e).chunk(parts, 0);
+      for (int64_t p = 0; p < parts; ++p) {
+        out.emplace_back(expert_part_name(*spec.per_expert, e, spec.per_expert->parts[p]),
+                         pieces[static_cast<size_t>(p)]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace verlpp::model

@@ -1,0 +1,27 @@
+#include "verlpp/rollout/kv_cache.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::rollout {
+
+KVCache::KVCache(const std::vector<model::LayerStateSpec>& layers, int64_t slots, int64_t capacity,
+                 at::ScalarType dtype, const at::Device& device) {
+  if (slots < 1 || capacity < 1) {
+    throw Error(
+        fmt::format("KV cache: slots ({}) and capacity ({}) must be >= 1", slots, capacity));
+  }
+  view_.slots = slots;
+  view_.capacity = capacity;
+  const auto options = at::TensorOptions().dtype(dtype).device(device);
+  for (const model::LayerStateSpec& spec : layers) {
+    // Zeros, not empty: the eager path multiplies entries beyond a sequence's length by a 0
+    // weight, and 0 * (uninitialised NaN) would be NaN.
+    view_.layers.push_back({at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options),
+                            at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options)});
+  }
+}
+
+}  // namespace verlpp::rollout

@@ -1,0 +1,32 @@
+// The rollout's generation state storage (model/generation_state.h): preallocated once for a batch,
+// per layer the state its LayerStateSpec asks for; today keys and values
+// [slots * capacity, kv_heads, head_dim] in the model's dtype and on its device, a sequence owning
+// one slot.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "verlpp/model/generation_state.h"
+
+namespace verlpp::rollout {
+
+class KVCache {
+ public:
+  // Throws verlpp::Error when slots < 1 or capacity < 1.
+  KVCache(const std::vector<model::LayerStateSpec>& layers, int64_t slots, int64_t capacity,
+          at::ScalarType dtype, const at::Device& device);
+
+  int64_t slots() const { return view_.slots; }
+  int64_t capacity() const { return view_.capacity; }
+  // What the model reads and writes (prefill, decode).
+  model::GenerationStateView& view() { return view_; }
+  const model::GenerationStateView& view() const { return view_; }
+
+ private:
+  model::GenerationStateView view_;
+};
+
+}  // namespace verlpp::rollout
