@@ -9,7 +9,8 @@ is enough):
 For each checkpoint: the model in fp32 on the CPU with eager attention, a batch of prompts of
 different lengths (random ids from a seeded generator), left-padded with PAD as transformers needs
 for generation, then generate(do_sample=False, max_new_tokens=MAX_NEW_TOKENS) with eos disabled so
-that every row runs to MAX_NEW_TOKENS. Written per model: the prompts (unpadded), the generated
+that every row runs to MAX_NEW_TOKENS (generate without the cache must give the same tokens).
+Written per model: the prompts (unpadded), the generated
 tokens, and log_softmax(logits)[token] of each generated token from generate's raw logits
 (output_logits=True), i.e. log-probs at temperature 1.
 """
@@ -21,7 +22,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM
 
-MODELS = ["qwen2", "qwen3_tied", "qwen3_sharded", "llama3"]
+MODELS = ["qwen2", "qwen3_tied", "qwen3_sharded", "llama3", "qwen3_moe", "qwen3_moe_sparse"]
 PROMPT_LENS = [5, 11, 3, 8, 1]
 MAX_NEW_TOKENS = 12
 PAD = 0
@@ -63,6 +64,12 @@ def make_one(model_dir, name, gen):
     if not torch.equal(logits.argmax(-1), tokens):
         raise SystemExit(f"{name}: generated tokens are not the argmax of the returned logits")
     logprobs = torch.log_softmax(logits, -1).gather(-1, tokens[..., None])[..., 0]
+    with torch.no_grad():
+        uncached = model.generate(input_ids=ids, attention_mask=mask, do_sample=False,
+                                  max_new_tokens=MAX_NEW_TOKENS, min_new_tokens=0, num_beams=1,
+                                  eos_token_id=None, pad_token_id=PAD, use_cache=False)
+    if not torch.equal(uncached[:, ids.shape[1]:], tokens):
+        raise SystemExit(f"{name}: generate without the KV cache gives other tokens")
     return {"prompts": prompts, "responses": tokens.tolist(),
             "logprobs": [[round(x, 7) for x in row] for row in logprobs.tolist()]}
 

@@ -40,6 +40,12 @@
 #else
 #define VERLPP_HAS_MM_OUT_DTYPE 0
 #endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#include <ATen/ops/_grouped_mm.h>
+#define VERLPP_HAS_GROUPED_MM 1
+#else
+#define VERLPP_HAS_GROUPED_MM 0
+#endif
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
 #define VERLPP_HAS_ADDMM_OUT_DTYPE 1
 #else
@@ -147,6 +153,19 @@ void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b) {
   }
 #endif
   acc.add_(at::mm(a, b));
+}
+
+bool can_grouped_mm(const at::Tensor& x) { return VERLPP_HAS_GROUPED_MM != 0 && x.is_cuda(); }
+
+at::Tensor grouped_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& offs) {
+#if VERLPP_HAS_GROUPED_MM
+  return at::_grouped_mm(a, b, offs);
+#else
+  (void)a;
+  (void)b;
+  (void)offs;
+  throw Error("grouped GEMM needs LibTorch >= 2.9; this build has " TORCH_VERSION);
+#endif
 }
 
 void set_cpu_threads(int n) {

@@ -68,6 +68,16 @@ at::Tensor mm_fp32(const at::Tensor& a, const at::Tensor& b);
 // dtype added to acc.
 void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b);
 
+// True when this LibTorch has the grouped GEMM at::_grouped_mm (PyTorch >= 2.9) and `x` is a
+// CUDA tensor it serves (verlpp uses the per-expert loop on the CPU).
+bool can_grouped_mm(const at::Tensor& x);
+
+// Rows [offs[g-1], offs[g]) of a [rows, k] times b[g] [k, n], for every group g, in one kernel
+// (at::_grouped_mm): a [rows, k], b [groups, k, n] (a transposed view of [groups, n, k] is fine),
+// offs [groups] int32 cumulative row ends on a's device, the last equal to rows. Returns
+// [rows, n] in a's dtype; differentiable w.r.t. a and b. Throws verlpp::Error without it.
+at::Tensor grouped_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& offs);
+
 // Intra-op CPU threads. LibTorch 1.13 starts with 1; verlpp uses every core unless told otherwise.
 // n <= 0 means $OMP_NUM_THREADS when set to a positive number, else the number of hardware threads.
 void set_cpu_threads(int n);

@@ -156,6 +156,7 @@ constexpr Registered kRegistry[] = {
     {Architecture::qwen2, "Qwen2ForCausalLM", "qwen2"},
     {Architecture::qwen3, "Qwen3ForCausalLM", "qwen3"},
     {Architecture::llama, "LlamaForCausalLM", "llama"},
+    {Architecture::qwen3_moe, "Qwen3MoeForCausalLM", "qwen3_moe"},
 };
 
 const Registered& registered(Architecture a) {

@@ -69,8 +69,8 @@ TEST(ModelErrors, ShapeMismatchIsNamed) {
 
 TEST(ModelErrors, UnsupportedArchitectureIsNamed) {
   const std::string dir =
-      broken_copy("arch", [](nlohmann::json& c) { c["architectures"] = {"Qwen3MoeForCausalLM"}; });
-  EXPECT_NE(load_error(dir).find("architecture 'Qwen3MoeForCausalLM' is not supported"),
+      broken_copy("arch", [](nlohmann::json& c) { c["architectures"] = {"Qwen3NextForCausalLM"}; });
+  EXPECT_NE(load_error(dir).find("architecture 'Qwen3NextForCausalLM' is not supported"),
             std::string::npos)
       << load_error(dir);
 }

@@ -24,6 +24,23 @@ const nlohmann::json& reference_json() {
   return j;
 }
 
+std::vector<std::string> moe_fixture_models() {
+  return {"qwen3_moe", "qwen3_moe_fused", "qwen3_moe_sparse"};
+}
+
+const nlohmann::json& moe_reference_json() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(fixture_dir() + "/reference_moe.json");
+    return nlohmann::json::parse(in);
+  }();
+  return j;
+}
+
+std::string moe_reference_name(const std::string& name) {
+  const auto& entry = moe_reference_json()["models"][name];
+  return entry.contains("same_weights_as") ? entry["same_weights_as"].get<std::string>() : name;
+}
+
 std::map<std::string, at::Tensor> reference_tensors(const std::string& name) {
   const SafetensorsFile file(fixture_dir() + "/" + name + ".reference.safetensors");
   std::map<std::string, at::Tensor> out;

@@ -15,6 +15,12 @@ std::vector<std::string> fixture_models();
 std::string fixture_dir();  // <source>/tests/fixtures/model
 std::string checkpoint_dir(const std::string& name);
 const nlohmann::json& reference_json();  // reference.json
+// The Qwen3-MoE fixtures (tools/make_moe_fixtures.py): qwen3_moe (per-expert tensors),
+// qwen3_moe_fused (the same weights fused), qwen3_moe_sparse; and their reference_moe.json.
+std::vector<std::string> moe_fixture_models();
+const nlohmann::json& moe_reference_json();
+// The reference of a fixture ("qwen3_moe_fused" shares qwen3_moe's).
+std::string moe_reference_name(const std::string& name);
 // <name>.reference.safetensors, every tensor copied (input_ids, logits, grad.<param>, ...).
 std::map<std::string, at::Tensor> reference_tensors(const std::string& name);
 

@@ -1,5 +1,6 @@
 // Greedy generate_sequences (fp32 CPU) against transformers' greedy `generate` on the model
-// fixtures: tests/fixtures/rollout/greedy.json, made by tools/make_rollout_fixture.py.
+// fixtures (dense and Qwen3-MoE): tests/fixtures/rollout/greedy.json, made by
+// tools/make_rollout_fixture.py.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -51,7 +52,8 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutTransformers,
-                         ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3"));
+                         ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3",
+                                           "qwen3_moe", "qwen3_moe_sparse"));
 
 }  // namespace
 }  // namespace verlpp::rollout

@@ -2,6 +2,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/model/arch/dense_decoder.h"
+#include "verlpp/model/arch/qwen3_moe.h"
 
 namespace verlpp::model {
 
@@ -49,6 +50,8 @@ std::unique_ptr<Decoder> make_decoder(const ModelConfig& config) {
     case Architecture::qwen3:
     case Architecture::llama:
       return std::make_unique<DenseDecoder>(config);
+    case Architecture::qwen3_moe:
+      return std::make_unique<Qwen3MoeDecoder>(config);
   }
   throw Error("internal: no decoder for architecture " + architecture_class(config.architecture));
 }

@@ -1,0 +1,53 @@
+// The sparse mixture-of-experts block of Qwen3-MoE (transformers' Qwen3MoeSparseMoeBlock,
+// Qwen3MoeTopKRouter and Qwen3MoeExperts; models.md §1) and its load-balancing loss.
+//
+//   router:  l = x W_g^T (model dtype); p = softmax(l) in fp32; (w, e) = topk(p, k);
+//            w /= sum(w) when norm_topk_prob (fp32); w cast to the model dtype
+//   experts: y_e(x) = down_e(silu(g) * u), [g; u] = gate_up_e x
+//   output:  sum_j w_j y_{e_j}(x), the k weighted outputs summed in fp32 and rounded once
+//            (transformers' default grouped_mm experts implementation)
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "verlpp/model/model_config.h"
+
+namespace verlpp::model {
+
+class WeightTable;
+
+struct MoeWeights {
+  at::Tensor router;        // mlp.gate.weight [E, hidden]
+  at::Tensor gate_up_proj;  // mlp.experts.gate_up_proj [E, 2 * I, hidden]: rows [0, I) gate
+  at::Tensor down_proj;     // mlp.experts.down_proj [E, hidden, I]
+};
+
+// Declares PREFIX + gate.weight, experts.gate_up_proj and experts.down_proj (the experts stored
+// per expert in hub checkpoints: experts.{e}.{gate_proj,up_proj,down_proj}.weight).
+void declare_moe(WeightTable& table, const std::string& prefix, int64_t layer, MoeWeights& w,
+                 const ModelConfig& config);
+
+struct MoeOutput {
+  at::Tensor hidden;         // [T, hidden] in the model dtype
+  at::Tensor router_logits;  // [T, E] in the model dtype (differentiable)
+};
+
+// x [T, hidden] -> the block's output. The experts run as two grouped GEMMs over the (token,
+// slot) pairs sorted by expert where LibTorch has them for x's device (CUDA, compat::grouped_mm),
+// else one GEMM pair per expert that received tokens (CPU). Differentiable.
+MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& config, const at::Tensor& x);
+
+// transformers' load_balancing_loss_func over the router logits of every sparse layer (each
+// [rows, E], rows that are real tokens only), concatenated: p = softmax(l) in l's dtype, c_e = the
+// top-k slots that chose expert e, R = all rows of all layers:
+//   aux = E * sum_e (c_e / R) * (sum_rows p_e / R)
+// A perfectly balanced router gives k. Returns an fp32 scalar, differentiable through p; throws
+// verlpp::Error for an empty list.
+at::Tensor load_balancing_loss(const std::vector<at::Tensor>& router_logits, int64_t num_experts,
+                               int64_t top_k);
+
+}  // namespace verlpp::model
