@@ -86,6 +86,18 @@ MegatronConfig bind_megatron(const Section& s) {
     m.num_layers_in_last_pipeline_stage =
         overrides.opt_integer("num_layers_in_last_pipeline_stage");
   }
+  if (overrides.has("moe_router_load_balancing_type")) {
+    m.moe_router_load_balancing_type = overrides.string("moe_router_load_balancing_type");
+    if (m.moe_router_load_balancing_type != "none" &&
+        m.moe_router_load_balancing_type != "aux_loss") {
+      throw Error(overrides.path() + ".moe_router_load_balancing_type: '" +
+                  m.moe_router_load_balancing_type +
+                  "' is not supported by verlpp (expected none or aux_loss)");
+    }
+  }
+  if (overrides.has("moe_aux_loss_coeff")) {
+    m.moe_aux_loss_coeff = overrides.opt_real("moe_aux_loss_coeff");
+  }
   return m;
 }
 

@@ -61,6 +61,11 @@ struct MegatronConfig {
   bool sequence_parallel = true, dynamic_context_parallel = false;
   std::optional<std::int64_t> max_seqlen_per_dp_cp_rank;
   std::string dtype;
+  // override_transformer_config.moe_router_load_balancing_type: verl sets "none" (no MoE aux loss
+  // in RL); "aux_loss" adds the load-balancing loss, scaled by moe_aux_loss_coeff (verl's default:
+  // the model's router_aux_loss_coef). verlpp accepts none and aux_loss.
+  std::string moe_router_load_balancing_type = "none";
+  std::optional<double> moe_aux_loss_coeff;
 };
 
 // actor/ref .fsdp_config and critic.fsdp (verl's FSDPEngineConfig), with fsdp_turbo's sizes.

@@ -71,16 +71,25 @@ algo::Metrics Actor::update_policy(const data::Batch& batch) {
   return out;
 }
 
+double Actor::moe_aux_loss_coeff() const {
+  if (!settings_.add_moe_aux_loss) return 0.0;
+  return settings_.moe_aux_loss_coeff.value_or(model_.config().moe.router_aux_loss_coef);
+}
+
 void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
   const algo::GlobalBatchInfo info = global_info(mini, settings_);
   const bool with_entropy = settings_.calculate_entropy || settings_.loss.entropy_coeff != 0;
+  const bool moe = model_.config().moe.num_experts > 0;
+  const double aux_coeff = moe_aux_loss_coeff();
+  const double mini_tokens = mini.tensor("attention_mask").ne(0).sum().item<double>();
   const auto device = model_.device();
   algo::Metrics sums;
   optimizer_.zero_grad();
   for (const auto& rows :
        micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro)) {
     const data::Batch micro = mini.select(rows);
-    const LogProbOutput current = forward_log_prob(model_, micro, settings_.forward, with_entropy);
+    const LogProbOutput current =
+        forward_log_prob(model_, micro, settings_.forward, with_entropy, moe);
     algo::ActorLossInputs in;
     in.policy.log_prob = current.log_probs;
     in.policy.old_log_prob = micro.tensor("old_log_probs").to(device);
@@ -89,7 +98,15 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
     if (with_entropy) in.entropy = current.entropy;
     if (settings_.loss.use_kl_loss) in.ref_log_prob = micro.tensor("ref_log_prob").to(device);
     algo::PolicyLossResult result = algo::ppo_loss(in, settings_.loss, info);
-    result.loss.backward();
+    at::Tensor loss = result.loss;
+    if (current.moe_aux_loss.defined()) {
+      result.metrics["moe_aux_loss"] = current.moe_aux_loss.item<double>();
+      if (aux_coeff != 0.0) {
+        const double share = static_cast<double>(current.tokens) / mini_tokens;
+        loss = loss + aux_coeff * share * current.moe_aux_loss;
+      }
+    }
+    loss.backward();
     result.metrics["loss"] = result.loss.item<double>();
     for (const auto& [key, value] : result.metrics) {
       if (loss_metrics().count(key)) {

@@ -8,6 +8,13 @@
 // budget), backpropagates each micro-batch's loss, normalised with the mini-batch's global counts
 // (valid response tokens, rows) so that the accumulated gradient equals the whole mini-batch's,
 // and takes one optimizer step. The learning-rate schedule advances once per call.
+//
+// MoE models: each micro-batch's load-balancing loss (transformers' definition over its real
+// tokens, model::load_balancing_loss) is logged as actor/moe_aux_loss (mean over micro-batches).
+// It joins the loss only where verl would add it: never under FSDP (verl's dp_actor ignores the
+// model's aux_loss) and under Megatron only with override_transformer_config.
+// moe_router_load_balancing_type=aux_loss (verl sets none), as coeff * aux * (micro-batch tokens /
+// mini-batch tokens), coeff = moe_aux_loss_coeff or else the model's router_aux_loss_coef.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +43,8 @@ struct ActorSettings {
   bool calculate_entropy = false;  // entropy in the update even when entropy_coeff is 0
   algo::ActorLossConfig loss;
   std::optional<double> loss_scale_factor;
+  bool add_moe_aux_loss = false;             // see above
+  std::optional<double> moe_aux_loss_coeff;  // default: config.json's router_aux_loss_coef
 };
 
 class Actor {
@@ -57,12 +66,14 @@ class Actor {
   // (and ref_log_prob with use_kl_loss). Returns verl's actor/* metrics: loss-type metrics
   // (pg_loss, entropy_loss, kl_loss, loss) summed over a mini-batch's micro-batches and averaged
   // over mini-batches; pg_clipfrac, ppo_kl, pg_clipfrac_lower, kl_coef averaged over
-  // micro-batches; grad_norm averaged over mini-batches; lr the rate this update used.
+  // micro-batches; grad_norm averaged over mini-batches; lr the rate this update used;
+  // moe_aux_loss for MoE models.
   // Throws verlpp::Error for a missing tensor.
   algo::Metrics update_policy(const data::Batch& batch);
 
  private:
   void update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics);
+  double moe_aux_loss_coeff() const;  // 0 when the aux loss is not added
 
   model::CausalLM model_;
   ActorSettings settings_;

@@ -6,19 +6,28 @@
 #include <vector>
 
 #include "verlpp/engine/response_forward.h"
+#include "verlpp/model/layers/moe.h"
 #include "verlpp/model/logprob.h"
 
 namespace verlpp::engine {
 
 LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
-                               const ForwardSettings& forward, bool with_entropy) {
-  const ResponseHidden where = response_hidden(model, micro, forward.remove_padding);
+                               const ForwardSettings& forward, bool with_entropy,
+                               bool with_moe_aux_loss) {
+  const ResponseHidden where =
+      response_hidden(model, micro, forward.remove_padding, with_moe_aux_loss);
   const model::LogProbEntropy scored =
       model::chunked_logprob_entropy(where.hidden, model.lm_head_weight(), where.targets,
                                      forward.temperature, with_entropy, forward.chunk_tokens);
   LogProbOutput out;
   out.log_probs = scatter_to_grid(scored.logprobs, where);
   if (with_entropy) out.entropy = scatter_to_grid(scored.entropy, where);
+  if (!where.router_logits.empty()) {
+    const model::MoeConfig& moe = model.config().moe;
+    out.moe_aux_loss =
+        model::load_balancing_loss(where.router_logits, moe.num_experts, moe.num_experts_per_tok);
+    out.tokens = where.router_logits.front().size(0);
+  }
   return out;
 }
 

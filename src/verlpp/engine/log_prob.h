@@ -22,11 +22,16 @@ struct ForwardSettings {
 struct LogProbOutput {
   at::Tensor log_probs;  // fp32 [B, R], 0 where attention_mask[:, P:] is 0
   at::Tensor entropy;    // fp32 [B, R] (same zeros), undefined unless requested
+  // fp32 scalar: transformers' load-balancing loss over the batch's real tokens
+  // (model::load_balancing_loss); defined only when requested and the model has sparse layers.
+  at::Tensor moe_aux_loss;
+  std::int64_t tokens = 0;  // real tokens of the batch (the aux loss's rows per layer)
 };
 
 // One micro-batch, differentiable when grad mode is on (the update pass).
 LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
-                               const ForwardSettings& forward, bool with_entropy);
+                               const ForwardSettings& forward, bool with_entropy,
+                               bool with_moe_aux_loss = false);
 
 // The whole batch without gradients, micro-batched by `how`, rows in the batch's order, on the
 // model's device. Throws verlpp::Error for missing or mis-shaped tensors.

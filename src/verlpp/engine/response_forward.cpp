@@ -20,21 +20,27 @@ struct GridHidden {
 };
 
 GridHidden packed_hidden(const model::CausalLM& model, const at::Tensor& ids,
-                         const at::Tensor& mask, const at::Tensor& positions) {
+                         const at::Tensor& mask, const at::Tensor& positions,
+                         std::vector<at::Tensor>* router_logits) {
   const at::Tensor flat_mask = mask.reshape({-1}).to(at::kLong);
   const at::Tensor tokens = flat_mask.nonzero().reshape({-1});
   const at::Tensor seqlens = mask.to(at::kLong).sum(1);
   const at::Tensor cu_seqlens =
       at::cat({at::zeros({1}, seqlens.options()), seqlens.cumsum(0)}).to(at::kInt);
-  const at::Tensor hidden =
-      model.forward_packed(ids.reshape({-1}).index_select(0, tokens),
-                           positions.reshape({-1}).index_select(0, tokens), cu_seqlens);
+  const at::Tensor hidden = model.forward_packed(ids.reshape({-1}).index_select(0, tokens),
+                                                 positions.reshape({-1}).index_select(0, tokens),
+                                                 cu_seqlens, router_logits);
   return {hidden, (flat_mask.cumsum(0) - 1).view(mask.sizes())};
 }
 
 GridHidden padded_hidden(const model::CausalLM& model, const at::Tensor& ids,
-                         const at::Tensor& mask, const at::Tensor& positions) {
-  const at::Tensor hidden = model.forward_padded(ids, mask, positions);
+                         const at::Tensor& mask, const at::Tensor& positions,
+                         std::vector<at::Tensor>* router_logits) {
+  const at::Tensor hidden = model.forward_padded(ids, mask, positions, router_logits);
+  if (router_logits != nullptr) {
+    const at::Tensor real = mask.reshape({-1}).ne(0).nonzero().reshape({-1});
+    for (at::Tensor& r : *router_logits) r = r.index_select(0, real);
+  }
   const auto rows = ids.size(0), width = ids.size(1);
   const at::Tensor index =
       at::arange(rows * width, ids.options().dtype(at::kLong)).view({rows, width});
@@ -44,7 +50,7 @@ GridHidden padded_hidden(const model::CausalLM& model, const at::Tensor& ids,
 }  // namespace
 
 ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
-                               bool remove_padding) {
+                               bool remove_padding, bool router_logits) {
   const at::Tensor& ids = batch.tensor("input_ids");
   const at::Tensor& mask = batch.tensor("attention_mask");
   const at::Tensor& responses = batch.tensor("responses");
@@ -59,13 +65,14 @@ ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& 
   const at::Tensor positions = positions_of(batch, mask).to(device);
   const std::int64_t rows = ids.size(0), R = responses.size(1), P = ids.size(1) - R;
 
-  const GridHidden grid = remove_padding ? packed_hidden(model, d_ids, d_mask, positions)
-                                         : padded_hidden(model, d_ids, d_mask, positions);
+  ResponseHidden out;
+  std::vector<at::Tensor>* router = router_logits ? &out.router_logits : nullptr;
+  const GridHidden grid = remove_padding ? packed_hidden(model, d_ids, d_mask, positions, router)
+                                         : padded_hidden(model, d_ids, d_mask, positions, router);
   const at::Tensor scored = d_mask.slice(1, P).reshape({-1}).ne(0);
   const at::Tensor flat_index = scored.nonzero().reshape({-1});
   const at::Tensor row = flat_index.div(R, "floor"), col = flat_index.remainder(R);
   const at::Tensor source = grid.grid_index.index({row, col + (P - 1)});
-  ResponseHidden out;
   out.hidden = grid.hidden.index_select(0, source);
   out.flat_index = flat_index;
   out.targets = d_ids.index({row, col + P});

@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "verlpp/data/batch.h"
 #include "verlpp/model/causal_lm.h"
@@ -19,6 +20,9 @@ struct ResponseHidden {
   at::Tensor targets;     // int64 [N]: the response token ids
   std::int64_t rows = 0;  // B
   std::int64_t response_length = 0;  // R
+  // With `router_logits`: each sparse MoE layer's router logits [tokens, E] over every real token
+  // of the batch (prompts and responses), differentiable; empty for a dense model.
+  std::vector<at::Tensor> router_logits;
 };
 
 // Reads tensors input_ids, attention_mask ([B, P + R]), responses ([B, R]) and position_ids
@@ -27,7 +31,7 @@ struct ResponseHidden {
 // use_remove_padding: only real tokens go through the model) over the padded one; both give the
 // same values. Throws verlpp::Error for missing or mis-shaped tensors (from Batch).
 ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
-                               bool remove_padding);
+                               bool remove_padding, bool router_logits = false);
 
 // Scatters per-token values [N] (any float dtype, differentiable) into a [B, R] grid of zeros.
 at::Tensor scatter_to_grid(const at::Tensor& values, const ResponseHidden& where);

@@ -5,8 +5,8 @@
 
 namespace verlpp::trainer {
 
-DenseDecoderShape dense_decoder_shape(const model::ModelConfig& c) {
-  DenseDecoderShape s;
+DecoderShape decoder_shape(const model::ModelConfig& c) {
+  DecoderShape s;
   s.hidden_size = c.hidden_size;
   s.intermediate_size = c.intermediate_size;
   s.vocab_size = c.vocab_size;
@@ -14,15 +14,22 @@ DenseDecoderShape dense_decoder_shape(const model::ModelConfig& c) {
   s.num_attention_heads = c.num_attention_heads;
   s.num_key_value_heads = c.num_key_value_heads;
   s.head_dim = c.head_dim;
+  s.num_experts = c.moe.num_experts;
+  s.num_experts_per_tok = c.moe.num_experts_per_tok;
+  s.moe_intermediate_size = c.moe.moe_intermediate_size;
   return s;
 }
 
-double training_flops(const DenseDecoderShape& s, const std::vector<std::int64_t>& seqlens) {
+double training_flops(const DecoderShape& s, const std::vector<std::int64_t>& seqlens) {
   const double q = static_cast<double>(s.num_attention_heads * s.head_dim);
   const double kv = static_cast<double>(s.num_key_value_heads * s.head_dim);
   const double h = static_cast<double>(s.hidden_size);
-  const double per_layer =
-      3.0 * h * static_cast<double>(s.intermediate_size) + h * (2 * q + 2 * kv);
+  const double mlp = s.num_experts > 0
+                         ? h * static_cast<double>(s.num_experts_per_tok) *
+                                   static_cast<double>(s.moe_intermediate_size) * 3.0 +
+                               h * static_cast<double>(s.num_experts)
+                         : 3.0 * h * static_cast<double>(s.intermediate_size);
+  const double per_layer = mlp + h * (2 * q + 2 * kv);
   const double n = per_layer * static_cast<double>(s.num_hidden_layers) +
                    2.0 * static_cast<double>(s.vocab_size) * h;
   double tokens = 0, square_sum = 0;

@@ -1,7 +1,10 @@
 // MFU as verl computes it (verl/utils/flops_counter.py, verl/workers/engine_workers.py;
-// verl.md §7.6) for dense decoders (Qwen2, Qwen3, Llama):
+// verl.md §7.6, models.md §6) for dense decoders (Qwen2, Qwen3, Llama) and Qwen3-MoE:
 //
-//   N      = (3·h·I + h·(q + k + v + o)) · layers + 2·V·h      q = o = heads·d, k = v = kv_heads·d
+//   N      = (mlp + h·(q + k + v + o)) · layers + 2·V·h        q = o = heads·d, k = v = kv_heads·d
+//   mlp    = 3·h·I (dense); h·k·Im·3 + h·E (qwen3_moe, verl's _estimate_qwen2_moe_flops: the
+//            top-k experts a token runs plus the router, on every layer; verl ignores
+//            mlp_only_layers and decoder_sparse_step, and so does this)
 //   flops  = 6·N·T + 6·Σ_i s_i²·d·heads·layers                 T = Σ_i s_i tokens of the batch
 //   mfu    = flops / seconds / promised / world_size           (a forward-only pass: flops / 3)
 //
@@ -16,16 +19,17 @@
 
 namespace verlpp::trainer {
 
-struct DenseDecoderShape {
+struct DecoderShape {
   std::int64_t hidden_size = 0, intermediate_size = 0, vocab_size = 0, num_hidden_layers = 0,
                num_attention_heads = 0, num_key_value_heads = 0, head_dim = 0;
+  std::int64_t num_experts = 0, num_experts_per_tok = 0, moe_intermediate_size = 0;  // 0: dense
 };
 
 // The shape fields of a model's config.
-DenseDecoderShape dense_decoder_shape(const model::ModelConfig& config);
+DecoderShape decoder_shape(const model::ModelConfig& config);
 
 // Training (forward + backward) FLOPs of one batch of sequences of the given lengths.
-double training_flops(const DenseDecoderShape& shape, const std::vector<std::int64_t>& seqlens);
+double training_flops(const DecoderShape& shape, const std::vector<std::int64_t>& seqlens);
 
 // Dense bf16 peak FLOP/s of a device named like torch.cuda.get_device_name() ("NVIDIA H200"),
 // matched by verl's substrings; 0 for an unknown device (verl: inf, i.e. MFU 0).

@@ -51,7 +51,7 @@ void load_models(PpoContext& ctx) {
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
   model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
-  ctx.shape = dense_decoder_shape(policy.config());
+  ctx.shape = decoder_shape(policy.config());
   ctx.actor = std::make_unique<engine::Actor>(
       policy, actor_settings(c), adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"),
       ctx.total_steps);

@@ -41,7 +41,7 @@ struct PpoContext {
   std::unique_ptr<algo::KLController> kl_ctrl;
   reward::RewardSettings reward;
   rollout::SamplingParams train_sampling, val_sampling;
-  DenseDecoderShape shape;  // of the actor, for MFU
+  DecoderShape shape;  // of the actor, for MFU
   std::string device_name;  // "NVIDIA H200", or "" on the CPU
 };
 

@@ -57,6 +57,10 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   s.data_loader_seed = a.data_loader_seed;
   s.calculate_entropy = a.calculate_entropy;
   s.loss_scale_factor = a.loss_scale_factor;
+  if (a.engine.megatron && a.engine.megatron->moe_router_load_balancing_type == "aux_loss") {
+    s.add_moe_aux_loss = true;
+    s.moe_aux_loss_coeff = a.engine.megatron->moe_aux_loss_coeff;
+  }
   s.loss.loss_mode = a.policy_loss.loss_mode;
   s.loss.policy.clip_ratio = a.clip_ratio;
   s.loss.policy.clip_ratio_low = a.clip_ratio_low;

@@ -11,6 +11,7 @@
 #include "verlpp/config/finding.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/sections.h"
+#include "verlpp/core/error.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
@@ -331,6 +332,43 @@ TEST(TeacherLayout, MaxModelLenExactlyPromptPlusResponsePlusOne) {
   const Planned p = plan("ppo_trainer", overrides);
   EXPECT_EQ(errors_with_key(p.findings, kTeacher + ".inference.max_model_len").size(), 0u)
       << describe(p.findings);
+}
+
+// verl's Megatron engine sets moe_router_load_balancing_type=none; a user may ask for aux_loss.
+TEST(MegatronMoeLoadBalancing, NoneByDefaultAuxLossWithItsCoefficient) {
+  const Config plain = bind_config(
+      compose_config(
+          {std::nullopt, "ppo_megatron_trainer", {"actor_rollout_ref.rollout.name=vllm"}})
+          .root);
+  ASSERT_TRUE(plain.actor.engine.megatron);
+  EXPECT_EQ(plain.actor.engine.megatron->moe_router_load_balancing_type, "none");
+  EXPECT_FALSE(plain.actor.engine.megatron->moe_aux_loss_coeff);
+  const Config aux =
+      bind_config(compose_config({std::nullopt,
+                                  "ppo_megatron_trainer",
+                                  {"actor_rollout_ref.rollout.name=vllm",
+                                   "+" + kOverrideTc + ".moe_router_load_balancing_type=aux_loss",
+                                   "+" + kOverrideTc + ".moe_aux_loss_coeff=0.01"}})
+                      .root);
+  EXPECT_EQ(aux.actor.engine.megatron->moe_router_load_balancing_type, "aux_loss");
+  EXPECT_EQ(aux.actor.engine.megatron->moe_aux_loss_coeff, 0.01);
+}
+
+TEST(MegatronMoeLoadBalancing, OtherBalancingTypesAreRefusedByName) {
+  try {
+    bind_config(
+        compose_config({std::nullopt,
+                        "ppo_megatron_trainer",
+                        {"actor_rollout_ref.rollout.name=vllm",
+                         "+" + kOverrideTc + ".moe_router_load_balancing_type=seq_aux_loss"}})
+            .root);
+    FAIL() << "seq_aux_loss accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(kOverrideTc + ".moe_router_load_balancing_type: "
+                                                       "'seq_aux_loss' is not supported by verlpp"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 namespace verlpp::engine::testing {
 
-model::CausalLM tiny_model(std::uint64_t seed) {
+namespace {
+
+model::ModelConfig tiny_config() {
   model::ModelConfig c;
   c.architecture = model::Architecture::qwen3;
   c.vocab_size = kVocab;
@@ -17,6 +19,22 @@ model::CausalLM tiny_model(std::uint64_t seed) {
   c.head_dim = 4;
   c.max_position_embeddings = 64;
   c.qk_norm = true;
+  return c;
+}
+
+}  // namespace
+
+model::CausalLM tiny_model(std::uint64_t seed) {
+  return model::CausalLM::random_init(tiny_config(), seed, 0.3, at::kFloat);
+}
+
+model::CausalLM tiny_moe_model(std::uint64_t seed) {
+  model::ModelConfig c = tiny_config();
+  c.architecture = model::Architecture::qwen3_moe;
+  c.moe.num_experts = 4;
+  c.moe.num_experts_per_tok = 2;
+  c.moe.moe_intermediate_size = 8;
+  c.moe.norm_topk_prob = true;
   return model::CausalLM::random_init(c, seed, 0.3, at::kFloat);
 }
 

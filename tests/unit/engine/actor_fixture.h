@@ -9,6 +9,8 @@ namespace verlpp::engine::testing {
 inline constexpr std::int64_t kPrompt = 3, kResponse = 4, kVocab = 37;
 
 model::CausalLM tiny_model(std::uint64_t seed = 7);
+// The same shape as a Qwen3-MoE: 4 experts of width 8, top-2, every layer sparse.
+model::CausalLM tiny_moe_model(std::uint64_t seed = 7);
 
 // 6 rows: prompts left-padded to 3, responses right-padded to 4 of lengths 4,2,3,1,4,2; tensors
 // input_ids, attention_mask, position_ids, responses, response_mask and advantages (seeded).

@@ -8,6 +8,7 @@
 
 #include "actor_fixture.h"
 #include "verlpp/engine/micro_batches.h"
+#include "verlpp/model/layers/moe.h"
 
 namespace verlpp::engine {
 namespace {
@@ -126,6 +127,58 @@ TEST(ActorUpdate, FirstUpdateHasZeroPpoKlAndClipFraction) {
   const double want =
       -(batch.tensor("advantages") * mask).sum().item<double>() / mask.sum().item<double>();
   EXPECT_NEAR(m.at("actor/pg_loss"), want, 1e-5);
+}
+
+// The load-balancing loss over every real token of the batch, with its gradient norm, computed
+// here from the model directly (packed forward of each row's real tokens).
+std::pair<double, double> aux_loss_and_grad_norm(model::CausalLM model, const data::Batch& b) {
+  model.set_requires_grad(true);
+  const at::Tensor mask = b.tensor("attention_mask").ne(0);
+  const at::Tensor lengths = mask.sum(1);
+  const at::Tensor cu = at::cat({at::zeros({1}, at::kLong), lengths.cumsum(0)});
+  std::vector<at::Tensor> router;
+  model.forward_packed(b.tensor("input_ids").masked_select(mask),
+                       b.tensor("position_ids").masked_select(mask), cu, &router);
+  const at::Tensor aux = model::load_balancing_loss(router, 4, 2);
+  aux.backward();
+  double sq = 0;
+  for (const auto& [name, p] : model.named_parameters()) {
+    if (p.grad().defined()) sq += p.grad().pow(2).sum().item<double>();
+  }
+  return {aux.item<double>(), std::sqrt(sq)};
+}
+
+TEST(ActorUpdate, MoeAuxLossIsLoggedAndJoinsTheLossOnlyWhenAsked) {
+  data::Batch batch = testing::tiny_batch();
+  batch.set_tensor("advantages", at::zeros_like(batch.tensor("advantages")));  // no pg gradient
+  const auto [aux, aux_grad_norm] = aux_loss_and_grad_norm(testing::tiny_moe_model(), batch);
+  ASSERT_GT(aux_grad_norm, 1e-4);
+
+  Actor logged(testing::tiny_moe_model(), settings(6, {}, "token-mean"), adamw(1e-2), 10);
+  batch = with_old_log_probs(logged, batch);
+  const algo::Metrics a = logged.update_policy(batch);
+  EXPECT_NEAR(a.at("actor/moe_aux_loss"), aux, 1e-6);
+  EXPECT_NEAR(a.at("actor/grad_norm"), 0.0, 1e-7);  // FSDP-style: logged, not added
+
+  ActorSettings s = settings(6, {}, "token-mean");
+  s.add_moe_aux_loss = true;  // Megatron with moe_router_load_balancing_type=aux_loss
+  s.moe_aux_loss_coeff = 5.0;
+  Actor added(testing::tiny_moe_model(), s, adamw(1e-2), 10);
+  const algo::Metrics b = added.update_policy(batch);
+  EXPECT_NEAR(b.at("actor/moe_aux_loss"), aux, 1e-6);
+  EXPECT_NEAR(b.at("actor/grad_norm"), 5.0 * aux_grad_norm, 1e-5 * aux_grad_norm);
+
+  // Without a coefficient the model's router_aux_loss_coef (0.001) applies.
+  s.moe_aux_loss_coeff.reset();
+  Actor default_coeff(testing::tiny_moe_model(), s, adamw(1e-2), 10);
+  EXPECT_NEAR(default_coeff.update_policy(batch).at("actor/grad_norm"), 0.001 * aux_grad_norm,
+              1e-5 * aux_grad_norm);
+}
+
+TEST(ActorUpdate, DenseModelsLogNoMoeAuxLoss) {
+  Actor actor(testing::tiny_model(), settings(6, {}, "token-mean"), adamw(1e-2), 10);
+  const algo::Metrics m = actor.update_policy(with_old_log_probs(actor, testing::tiny_batch()));
+  EXPECT_EQ(m.count("actor/moe_aux_loss"), 0u);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@ namespace {
 
 // Qwen3-0.6B (tests/fixtures/models/qwen3-0.6b/config.json): h 1024, I 3072, V 151936, 28 layers,
 // 16 heads, 8 KV heads, head_dim 128.
-constexpr DenseDecoderShape kQwen3_0_6B{1024, 3072, 151936, 28, 16, 8, 128};
+constexpr DecoderShape kQwen3_0_6B{1024, 3072, 151936, 28, 16, 8, 128};
 
 TEST(Flops, Qwen3_0_6BByHand) {
   // Per layer: 3·1024·3072 = 9,437,184; attention 1024·(2·2048 + 2·1024) = 6,291,456;
@@ -18,6 +18,28 @@ TEST(Flops, Qwen3_0_6BByHand) {
   // Two sequences of 500 tokens: same dense part, half the attention part.
   EXPECT_DOUBLE_EQ(training_flops(kQwen3_0_6B, {500, 500}),
                    6.0 * 751566848.0 * 1000.0 + 6.0 * 2 * 250000.0 * 128 * 16 * 28);
+}
+
+// Qwen3-30B-A3B as verl's _estimate_qwen2_moe_flops counts it (models.md §6: N ≈ 3.35e9).
+TEST(Flops, Qwen3_30B_A3BCountsTheTopKExpertsAndTheRouterOnEveryLayer) {
+  model::ModelConfig c;
+  c.architecture = model::Architecture::qwen3_moe;
+  c.hidden_size = 2048;
+  c.intermediate_size = 6144;
+  c.vocab_size = 151936;
+  c.num_hidden_layers = 48;
+  c.num_attention_heads = 32;
+  c.num_key_value_heads = 4;
+  c.head_dim = 128;
+  c.moe.num_experts = 128;
+  c.moe.num_experts_per_tok = 8;
+  c.moe.moe_intermediate_size = 768;
+  c.moe.mlp_only_layers = {0, 1};  // verl counts these as MoE layers too
+  // Per layer: experts 2048·8·768·3 = 37,748,736; router 2048·128 = 262,144; attention
+  // 2048·(2·4096 + 2·512) = 18,874,368; sum 56,885,248 × 48 = 2,730,491,904; + 2·151936·2048 =
+  // 622,329,856 → N = 3,352,821,760.
+  const double expected = 6.0 * 3352821760.0 * 1000.0 + 6.0 * 1e6 * 128 * 32 * 48;
+  EXPECT_DOUBLE_EQ(training_flops(decoder_shape(c), {1000}), expected);
 }
 
 TEST(Flops, PeaksAndMfu) {
