@@ -2,7 +2,8 @@
 // evaluation of a checkpoint on a dataset: prompts from a verl RL data file (or --prompt texts,
 // rendered with the chat template), sampled with verl's rollout keys, written as JSON lines with
 // the prompt, the response and, when the row has data_source and reward_model.ground_truth, its
-// score.
+// score. With --input, token ids in and token ids out (no tokenizer): lines {"prompt_ids": [...]}
+// give lines {"index", "sample", "response_ids", "response_log_probs"}.
 #include <ATen/ATen.h>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,7 @@
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/data/rl_dataset.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/model/score.h"
 #include "verlpp/reward/dispatch.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
@@ -36,6 +38,8 @@ struct GenerateOptions {
   std::string tokenizer;  // default: the model directory
   std::string data;
   std::vector<std::string> prompts;
+  std::string input;  // JSONL of {"prompt_ids": [...]}
+  bool no_kv_cache = false;
   std::string prompt_key = "prompt";
   int64_t max_prompt_length = 1024;
   int64_t max_samples = -1;
@@ -54,11 +58,17 @@ struct GenerateOptions {
   int threads = 0;
 };
 
-// eos ids of the tokenizer (its generation_config.json included) and of the model directory's
-// generation_config.json (eos_token_id: an id or a list), without repeats.
-std::vector<int32_t> eos_ids(const tokenizer::Tokenizer& tok, const std::string& model_dir) {
-  std::set<int32_t> ids(tok.special_tokens().eos_token_ids.begin(),
-                        tok.special_tokens().eos_token_ids.end());
+// eos ids of the tokenizer (its generation_config.json included; none without a tokenizer), of
+// the model's config.json and of the model directory's generation_config.json (eos_token_id: an
+// id or a list), without repeats.
+std::vector<int32_t> eos_ids(const tokenizer::Tokenizer* tok, const std::string& model_dir,
+                             const model::ModelConfig& config) {
+  std::set<int32_t> ids;
+  if (tok != nullptr) {
+    ids.insert(tok->special_tokens().eos_token_ids.begin(),
+               tok->special_tokens().eos_token_ids.end());
+  }
+  if (config.eos_token_id >= 0) ids.insert(static_cast<int32_t>(config.eos_token_id));
   const std::string path = model_dir + "/generation_config.json";
   std::ifstream in(path);
   if (in) {
@@ -80,11 +90,38 @@ std::vector<int32_t> eos_ids(const tokenizer::Tokenizer& tok, const std::string&
   return {ids.begin(), ids.end()};
 }
 
-int32_t pad_id(const tokenizer::Tokenizer& tok) {
-  const auto& s = tok.special_tokens();
+// The tokenizer's pad id (else its eos id); 0 without a tokenizer (only response padding and
+// masked prompt padding carry it).
+int32_t pad_id(const tokenizer::Tokenizer* tok) {
+  if (tok == nullptr) return 0;
+  const auto& s = tok->special_tokens();
   if (s.pad_id) return *s.pad_id;
   if (s.eos_id) return *s.eos_id;
   return 0;
+}
+
+// Prompts of token ids, left-padded to the longest (the layout of data::RLHFDataset::collate).
+data::Batch left_padded_batch(const std::vector<std::vector<int32_t>>& encoded, int32_t pad,
+                              const std::string& where) {
+  int64_t width = 1;
+  for (const auto& ids : encoded)
+    width = std::max<int64_t>(width, static_cast<int64_t>(ids.size()));
+  const auto B = static_cast<int64_t>(encoded.size());
+  at::Tensor ids = at::empty({B, width}, at::kLong);
+  at::Tensor mask = at::empty({B, width}, at::kLong);
+  at::Tensor pos = at::empty({B, width}, at::kLong);
+  for (int64_t b = 0; b < B; ++b) {
+    const data::PaddedPrompt p =
+        data::left_pad(encoded[static_cast<size_t>(b)], width, pad, data::Truncation::error, where);
+    ids[b].copy_(at::tensor(p.input_ids, at::kLong));
+    mask[b].copy_(at::tensor(p.attention_mask, at::kLong));
+    pos[b].copy_(at::tensor(p.position_ids, at::kLong));
+  }
+  data::Batch batch;
+  batch.set_tensor("input_ids", ids);
+  batch.set_tensor("attention_mask", mask);
+  batch.set_tensor("position_ids", pos);
+  return batch;
 }
 
 // The --prompt texts as user messages, chat-templated, left-padded to the longest.
@@ -97,25 +134,17 @@ data::Batch prompt_batch(const std::vector<std::string>& texts, const tokenizer:
         tokenizer::OrderedJson::array({{{"role", "user"}, {"content", text}}});
     encoded.push_back(tok.encode_chat(messages, options));
   }
-  int64_t width = 1;
-  for (const auto& ids : encoded)
-    width = std::max<int64_t>(width, static_cast<int64_t>(ids.size()));
-  const auto B = static_cast<int64_t>(texts.size());
-  at::Tensor ids = at::empty({B, width}, at::kLong);
-  at::Tensor mask = at::empty({B, width}, at::kLong);
-  at::Tensor pos = at::empty({B, width}, at::kLong);
-  for (int64_t b = 0; b < B; ++b) {
-    const data::PaddedPrompt p = data::left_pad(encoded[static_cast<size_t>(b)], width, pad_id(tok),
-                                                data::Truncation::error, "--prompt");
-    ids[b].copy_(at::tensor(p.input_ids, at::kLong));
-    mask[b].copy_(at::tensor(p.attention_mask, at::kLong));
-    pos[b].copy_(at::tensor(p.position_ids, at::kLong));
+  return left_padded_batch(encoded, pad_id(&tok), "--prompt");
+}
+
+// Lines [start, end) of --input as a prompt batch.
+data::Batch id_batch(const std::vector<model::ScoreRequest>& requests, int64_t start, int64_t end) {
+  std::vector<std::vector<int32_t>> encoded;
+  for (int64_t i = start; i < end; ++i) {
+    const auto& ids = requests[static_cast<size_t>(i)].prompt_ids;
+    encoded.emplace_back(ids.begin(), ids.end());
   }
-  data::Batch batch;
-  batch.set_tensor("input_ids", ids);
-  batch.set_tensor("attention_mask", mask);
-  batch.set_tensor("position_ids", pos);
-  return batch;
+  return left_padded_batch(encoded, pad_id(nullptr), "--input");
 }
 
 std::vector<int32_t> masked_ids(const at::Tensor& ids, const at::Tensor& mask) {
@@ -192,8 +221,32 @@ void write_rows(const data::Batch& out, const tokenizer::Tokenizer& tok, RowScor
   }
 }
 
+void write_id_rows(const data::Batch& out, int64_t first_index, int64_t n, std::ostream& os,
+                   Totals& totals) {
+  const at::Tensor responses = out.tensor("responses").cpu();
+  const at::Tensor response_mask = out.tensor("response_mask").cpu();
+  const at::Tensor log_probs = out.tensor("rollout_log_probs").cpu().to(at::kDouble);
+  for (int64_t r = 0; r < out.size(); ++r) {
+    const std::vector<int32_t> response_ids = masked_ids(responses[r], response_mask[r]);
+    const at::Tensor lp = log_probs[r].narrow(0, 0, static_cast<int64_t>(response_ids.size()));
+    const std::vector<double> lps(lp.data_ptr<double>(), lp.data_ptr<double>() + lp.numel());
+    os << nlohmann::json{{"index", first_index + r / n},
+                         {"sample", r % n},
+                         {"response_ids", response_ids},
+                         {"response_log_probs", lps}}
+              .dump()
+       << "\n";
+    totals.tokens += static_cast<int64_t>(response_ids.size());
+    ++totals.rows;
+  }
+}
+
 int run_generate(const GenerateOptions& o) {
-  if (o.data.empty() == o.prompts.empty()) throw Error("give either --data FILE or --prompt TEXT");
+  if (static_cast<int>(!o.data.empty()) + static_cast<int>(!o.prompts.empty()) +
+          static_cast<int>(!o.input.empty()) !=
+      1) {
+    throw Error("give one of --data FILE, --prompt TEXT or --input IDS.jsonl");
+  }
   if (o.n < 1) throw Error("--n must be >= 1");
   if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
   compat::set_cpu_threads(o.threads);
@@ -201,8 +254,11 @@ int run_generate(const GenerateOptions& o) {
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
-  const auto tok =
-      tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer);
+  std::optional<tokenizer::Tokenizer> tok;
+  if (o.input.empty()) {
+    tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));
+  }
+  const tokenizer::Tokenizer* tokenizer = tok ? &*tok : nullptr;
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
 
   config::RolloutConfig rc;
@@ -212,8 +268,9 @@ int run_generate(const GenerateOptions& o) {
   rc.sampling.do_sample = !o.greedy;
   rc.sampling.top_k = o.top_k;
   rc.sampling.top_p = o.top_p;
-  const rollout::SamplingParams params =
-      rollout::sampling_params(rc, false, eos_ids(tok, o.model), pad_id(tok));
+  rollout::SamplingParams params = rollout::sampling_params(
+      rc, false, eos_ids(tokenizer, o.model, lm.config()), pad_id(tokenizer));
+  params.use_kv_cache = !o.no_kv_cache;
 
   std::optional<data::RLHFDataset> dataset;
   if (!o.data.empty()) {
@@ -224,9 +281,15 @@ int run_generate(const GenerateOptions& o) {
     dc.max_samples = o.max_samples;
     dc.shuffle = false;
     dc.return_raw_chat = false;
-    dataset.emplace(dc, tok);
+    dataset.emplace(dc, *tok);
   }
-  const int64_t total = dataset ? dataset->size() : static_cast<int64_t>(o.prompts.size());
+  std::vector<model::ScoreRequest> id_prompts;
+  if (!o.input.empty()) {
+    id_prompts = model::read_score_requests(o.input, lm.config().vocab_size, /*responses=*/false);
+  }
+  const int64_t total = dataset            ? dataset->size()
+                        : !o.input.empty() ? static_cast<int64_t>(id_prompts.size())
+                                           : static_cast<int64_t>(o.prompts.size());
 
   std::ofstream file;
   if (!o.output.empty()) {
@@ -244,15 +307,21 @@ int run_generate(const GenerateOptions& o) {
       std::vector<int64_t> indices;
       for (int64_t i = start; i < end; ++i) indices.push_back(i);
       prompts = dataset->collate(indices);
+    } else if (!o.input.empty()) {
+      prompts = id_batch(id_prompts, start, end);
     } else {
-      prompts = prompt_batch({o.prompts.begin() + start, o.prompts.begin() + end}, tok);
+      prompts = prompt_batch({o.prompts.begin() + start, o.prompts.begin() + end}, *tok);
     }
     const auto t0 = std::chrono::steady_clock::now();
     const data::Batch out = rollout::generate_sequences(lm, prompts.repeat_interleave(o.n), params,
                                                         o.seed + static_cast<uint64_t>(call));
     const at::Tensor mask_sum = out.tensor("response_mask").sum().cpu();  // waits for the device
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    write_rows(out, tok, scorer, start, o.n, os, totals);
+    if (tok) {
+      write_rows(out, *tok, scorer, start, o.n, os, totals);
+    } else {
+      write_id_rows(out, start, o.n, os, totals);
+    }
   }
   os.flush();
   if (!os) throw Error("--output " + o.output + ": write failed");
@@ -280,6 +349,11 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--tokenizer", o->tokenizer, "tokenizer directory (default: --model)");
   cmd->add_option("--data", o->data, "verl RL rows: .jsonl, .json or .parquet");
   cmd->add_option("--prompt", o->prompts, "a user message (repeatable), chat-templated");
+  cmd->add_option("--input", o->input,
+                  "token ids in, token ids out: JSONL of {\"prompt_ids\": [...]} (no tokenizer)");
+  cmd->add_flag("--no-kv-cache", o->no_kv_cache,
+                "recompute every prefix at each step instead of reading the KV cache (slow; a "
+                "reference for checking the cache)");
   cmd->add_option("--prompt-key", o->prompt_key, "data column with the chat messages")
       ->default_val("prompt");
   cmd->add_option("--max-prompt-length", o->max_prompt_length,

@@ -61,6 +61,7 @@ struct InitOptions {
   std::string output;
   std::string tokenizer;
   uint64_t max_shard_bytes = 0;
+  std::string norm_topk_prob = "true";
 };
 
 int run_init(InitOptions o, const CLI::App& cmd) {
@@ -80,7 +81,28 @@ int run_init(InitOptions o, const CLI::App& cmd) {
       throw Error("--num-attention-heads must be a multiple of --num-key-value-heads");
     }
     c.qkv_bias = c.architecture == model::Architecture::qwen2;
-    c.qk_norm = c.architecture == model::Architecture::qwen3;
+    c.qk_norm = c.architecture == model::Architecture::qwen3 ||
+                c.architecture == model::Architecture::qwen3_moe;
+    if (c.architecture == model::Architecture::qwen3_moe) {
+      for (const char* required :
+           {"--num-experts", "--num-experts-per-tok", "--moe-intermediate-size"}) {
+        if (cmd.count(required) == 0)
+          throw Error(std::string(required) + " is required with --arch qwen3_moe");
+      }
+      if (c.moe.decoder_sparse_step < 1) throw Error("--decoder-sparse-step must be >= 1");
+      if (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts) {
+        throw Error("--num-experts-per-tok must be in [1, --num-experts]");
+      }
+      for (const int64_t layer : c.moe.mlp_only_layers) {
+        if (layer < 0 || layer >= c.num_hidden_layers)
+          throw Error("--mlp-only-layers: " + std::to_string(layer) + " is not a layer index");
+      }
+      if (o.norm_topk_prob != "true" && o.norm_topk_prob != "false")
+        throw Error("--norm-topk-prob: expected true or false");
+      c.moe.norm_topk_prob = o.norm_topk_prob == "true";
+    } else if (cmd.count("--num-experts") != 0) {
+      throw Error("--num-experts needs --arch qwen3_moe");
+    }
     if (o.tie != "true" && o.tie != "false")
       throw Error("--tie-word-embeddings: expected true or false");
     c.tie_word_embeddings = o.tie == "true";
@@ -148,8 +170,9 @@ Command add_model_command(CLI::App& app) {
   auto io = std::make_shared<InitOptions>();
   CLI::App* i = cmd->add_subcommand("init", "write a random-init Hugging Face checkpoint");
   i->add_option("--output", io->output, "directory to write")->required();
-  i->add_option("--preset", io->preset, "qwen3-0.6b (sizes of the published config)");
-  i->add_option("--arch", io->arch, "qwen3, qwen2 or llama");
+  i->add_option("--preset", io->preset,
+                "qwen3-0.6b, qwen3-1.7b or qwen3-30b-a3b (sizes of the published config)");
+  i->add_option("--arch", io->arch, "qwen3, qwen2, llama or qwen3_moe");
   i->add_option("--hidden-size", io->config.hidden_size);
   i->add_option("--intermediate-size", io->config.intermediate_size);
   i->add_option("--num-hidden-layers", io->config.num_hidden_layers);
@@ -158,6 +181,17 @@ Command add_model_command(CLI::App& app) {
                 "default: attention heads");
   i->add_option("--head-dim", io->config.head_dim, "default: hidden size / attention heads");
   i->add_option("--vocab-size", io->config.vocab_size);
+  i->add_option("--num-experts", io->config.moe.num_experts, "qwen3_moe: routed experts");
+  i->add_option("--num-experts-per-tok", io->config.moe.num_experts_per_tok, "qwen3_moe: top-k");
+  i->add_option("--moe-intermediate-size", io->config.moe.moe_intermediate_size,
+                "qwen3_moe: each expert's SwiGLU width");
+  i->add_option("--norm-topk-prob", io->norm_topk_prob, "qwen3_moe: true or false")
+      ->default_val("true");
+  i->add_option("--decoder-sparse-step", io->config.moe.decoder_sparse_step,
+                "qwen3_moe: every k-th layer is sparse")
+      ->default_val(1);
+  i->add_option("--mlp-only-layers", io->config.moe.mlp_only_layers,
+                "qwen3_moe: dense layers (indices)");
   i->add_option("--max-position-embeddings", io->config.max_position_embeddings)
       ->default_val(32768);
   i->add_option("--rope-theta", io->config.rope_theta)->default_val(1000000.0);

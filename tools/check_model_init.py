@@ -4,7 +4,8 @@ log-probabilities as `verlpp model score` (run on the GPU machine by tools/gpu/m
 
     python3 tools/check_model_init.py build/verlpp WORK_DIR > result.json
 
-For each architecture: `verlpp model init` writes a tiny random checkpoint; transformers loads it
+For each architecture (Qwen3-MoE with 6 experts, top-3 and a dense layer 1 included): `verlpp model
+init` writes a tiny random checkpoint; transformers loads it
 (from_pretrained, fp32, CPU; no missing/unexpected keys allowed); three prompt/response pairs of
 random token ids are scored by transformers (log_softmax of the logits at the response tokens) and by
 `verlpp model score --dtype float32 --device cpu`; the largest absolute difference must be <= 1e-4.
@@ -23,7 +24,10 @@ CASES = [
     ("qwen3", "false", "float32"),
     ("qwen2", "false", "float32"),
     ("llama", "false", "float32"),
+    ("qwen3_moe", "false", "float32"),
 ]
+MOE_ARGS = ["--num-experts", "6", "--num-experts-per-tok", "3", "--moe-intermediate-size", "32",
+            "--mlp-only-layers", "1"]
 TOL = 1e-4
 
 
@@ -33,7 +37,7 @@ def run_case(verlpp, work, arch, tied, dtype, index):
            "128", "--num-hidden-layers", "2", "--num-attention-heads", "4",
            "--num-key-value-heads", "2", "--head-dim", "16", "--vocab-size", "300",
            "--tie-word-embeddings", tied, "--dtype", dtype, "--seed", str(7 + index),
-           "--output", out]
+           "--output", out] + (MOE_ARGS if arch == "qwen3_moe" else [])
     subprocess.run(cmd, check=True)
     model, info = AutoModelForCausalLM.from_pretrained(out, output_loading_info=True)
     model = model.float().eval()

@@ -2,7 +2,9 @@
 # `verlpp generate` on the CPU with a tiny random-init Qwen3 checkpoint carrying the Qwen3 tokenizer
 # (tests/fixtures/tokenizers/qwen3): JSONL rows from a verl data file with the GSM8K scorer, --n
 # samples, --ignore-eos lengths, chat-templated --prompt texts, greedy and seeded determinism, the
-# summary line, and errors. Usage: generate_test.sh VERLPP SOURCE_DIR
+# summary line, and errors; token ids in and out (--input) on the Qwen3-MoE fixtures, with and
+# without the KV cache, against transformers' greedy generate. Usage: generate_test.sh VERLPP
+# SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
 SRC=$2
@@ -65,9 +67,30 @@ assert all("score" not in r for r in rows)
 assert rows[3]["response"] == rows[4]["response"] == rows[5]["response"]
 PY
 
+# --input: token ids in, token ids out, no tokenizer; transformers' greedy tokens
+# (tests/fixtures/rollout/<model>.response_ids.jsonl, from greedy.json) with and without the cache.
+for model in qwen3_moe qwen3_moe_sparse; do
+  fixture="$SRC/tests/fixtures/rollout/$model"
+  for cache in "" --no-kv-cache; do
+    "$VERLPP" generate --model "$SRC/tests/fixtures/model/$model" --input "$fixture.prompt_ids.jsonl"       --greedy --ignore-eos --response-length 12 --dtype float32 --device cpu --threads 1 $cache       > "$work/ids.jsonl" 2> "$work/ids.err" || fail "generate --input $model $cache: $(cat "$work/ids.err")"
+    python3 - "$work/ids.jsonl" "$fixture.response_ids.jsonl" <<'PY' || fail "generate --input $model $cache (above)"
+import json, sys
+got = [json.loads(l) for l in open(sys.argv[1])]
+want = [json.loads(l)["response_ids"] for l in open(sys.argv[2])]
+assert [g["response_ids"] for g in got] == want, (got, want)
+assert [(g["index"], g["sample"]) for g in got] == [(i, 0) for i in range(len(want))]
+assert all(len(g["response_log_probs"]) == 12 and all(x <= 0 for x in g["response_log_probs"]) for g in got)
+PY
+  done
+done
+printf '{"prompt_ids": [1, 2]}\n{"prompt_ids": [3, 999999]}\n' > "$work/bad_ids.jsonl"
+out=$("$VERLPP" generate --model "$SRC/tests/fixtures/model/qwen3_moe" --input "$work/bad_ids.jsonl" --device cpu 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "bad_ids.jsonl:2: 'prompt_ids' holds id 999999 outside the vocabulary [0, 288)" <<<"$out" ||
+  fail "out-of-vocabulary prompt id (exit $rc): $out"
+
 # Errors: one line, exit 1.
 out=$(gen --response-length 4 2>&1); rc=$?
-[ "$rc" -eq 1 ] && grep -qF "give either --data FILE or --prompt TEXT" <<<"$out" || fail "no input (exit $rc): $out"
+[ "$rc" -eq 1 ] && grep -qF "give one of --data FILE, --prompt TEXT or --input IDS.jsonl" <<<"$out" || fail "no input (exit $rc): $out"
 out=$(gen --prompt hi --top-p 0 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "top_p: expected a value in (0, 1], got 0" <<<"$out" || fail "top_p 0 (exit $rc): $out"
 out=$("$VERLPP" generate --model "$work/none" --prompt hi --device cpu 2>&1); rc=$?

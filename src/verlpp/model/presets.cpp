@@ -39,13 +39,32 @@ ModelConfig qwen3_1_7b() {
   return c;
 }
 
+// Qwen/Qwen3-30B-A3B config.json (as models.md §1 and verl's flops_counter give it; norm_topk_prob
+// true as the hub config is believed to set it).
+ModelConfig qwen3_30b_a3b() {
+  ModelConfig c = qwen3_0_6b();
+  c.architecture = Architecture::qwen3_moe;
+  c.hidden_size = 2048;
+  c.intermediate_size = 6144;
+  c.num_hidden_layers = 48;
+  c.num_attention_heads = 32;
+  c.num_key_value_heads = 4;
+  c.tie_word_embeddings = false;
+  c.moe.num_experts = 128;
+  c.moe.num_experts_per_tok = 8;
+  c.moe.moe_intermediate_size = 768;
+  c.moe.norm_topk_prob = true;
+  return c;
+}
+
 }  // namespace
 
-std::vector<std::string> preset_names() { return {"qwen3-0.6b", "qwen3-1.7b"}; }
+std::vector<std::string> preset_names() { return {"qwen3-0.6b", "qwen3-1.7b", "qwen3-30b-a3b"}; }
 
 ModelConfig preset_config(const std::string& name) {
   if (name == "qwen3-0.6b") return qwen3_0_6b();
   if (name == "qwen3-1.7b") return qwen3_1_7b();
+  if (name == "qwen3-30b-a3b") return qwen3_30b_a3b();
   throw Error(fmt::format("--preset {}: unknown preset (known: {})", name,
                           fmt::join(preset_names(), ", ")));
 }

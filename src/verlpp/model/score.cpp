@@ -35,7 +35,8 @@ std::vector<int64_t> ids_field(const nlohmann::json& row, const char* key, const
 
 }  // namespace
 
-std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t vocab_size) {
+std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t vocab_size,
+                                              bool responses) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open");
   std::vector<ScoreRequest> out;
@@ -50,8 +51,9 @@ std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t v
       throw Error(where + ": not valid JSON (" + e.what() + ")");
     }
     if (!row.is_object()) throw Error(where + ": expected a JSON object");
-    ScoreRequest r{ids_field(row, "prompt_ids", where, vocab_size),
-                   ids_field(row, "response_ids", where, vocab_size)};
+    ScoreRequest r;
+    r.prompt_ids = ids_field(row, "prompt_ids", where, vocab_size);
+    if (responses) r.response_ids = ids_field(row, "response_ids", where, vocab_size);
     if (r.prompt_ids.empty()) throw Error(where + ": 'prompt_ids' must not be empty");
     out.push_back(std::move(r));
   }

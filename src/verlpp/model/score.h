@@ -20,10 +20,12 @@ struct ScoreResult {
   double sum = 0.0;
 };
 
-// Reads JSON lines {"prompt_ids": [...], "response_ids": [...]} (blank lines skipped). Throws
-// verlpp::Error naming the file and line for invalid JSON, a missing/mistyped key, an empty
-// prompt, or an id outside [0, vocab_size).
-std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t vocab_size);
+// Reads JSON lines {"prompt_ids": [...], "response_ids": [...]} (blank lines skipped; with
+// `responses` false only prompt_ids is read: `verlpp generate --input`). Throws verlpp::Error
+// naming the file and line for invalid JSON, a missing/mistyped key, an empty prompt, or an id
+// outside [0, vocab_size).
+std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t vocab_size,
+                                              bool responses = true);
 
 // Packs requests into forward passes of at most max_batch_tokens tokens (a longer request runs
 // alone), no gradients; log-probs at `temperature` via chunked_logprob_entropy.

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include "verlpp/core/cuda_graph.h"
@@ -172,6 +173,31 @@ int64_t compaction_interval(const SamplingParams& params, const at::Device& devi
   return device.is_cuda() ? 8 : 1;
 }
 
+// Without a KV cache (SamplingParams::use_kv_cache false): the next-token logits [N, vocab] of
+// rows `rows` after `s` generated tokens, from a packed forward over each row's prompt and its
+// tokens so far.
+at::Tensor recomputed_logits(const model::CausalLM& model, const PackedPrompts& packed,
+                             const at::Tensor& tokens, const at::Tensor& rows, int64_t s) {
+  const at::Tensor host_rows = rows.to(at::kCPU).contiguous();
+  const at::Tensor generated = tokens.narrow(1, 0, s).index_select(0, rows).to(at::kCPU);
+  const at::Tensor steps = at::arange(1, s + 1, at::kLong);
+  const int64_t* starts = packed.cu_seqlens.data_ptr<int64_t>();
+  std::vector<at::Tensor> ids, positions;
+  std::vector<int64_t> cu{0};
+  for (int64_t i = 0; i < host_rows.size(0); ++i) {
+    const int64_t r = host_rows.data_ptr<int64_t>()[i];
+    const int64_t length = packed.lengths[static_cast<size_t>(r)];
+    ids.push_back(at::cat({packed.ids.narrow(0, starts[r], length), generated[i]}));
+    positions.push_back(
+        at::cat({packed.positions.narrow(0, starts[r], length), packed.last_positions[r] + steps}));
+    cu.push_back(cu.back() + length + s);
+  }
+  const at::Tensor cu_seqlens = at::tensor(cu, at::kLong);
+  const at::Tensor hidden = model.forward_packed(at::cat(ids), at::cat(positions), cu_seqlens);
+  const at::Tensor last = (cu_seqlens.narrow(0, 1, host_rows.size(0)) - 1).to(model.device());
+  return model.logits(hidden.index_select(0, last));
+}
+
 data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
                            const SamplingParams& params, std::uint64_t seed) {
   const int64_t R = params.max_response_length;
@@ -188,14 +214,20 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 
   const bool flash =
       dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
-  const bool graphs = flash && params.use_cuda_graph && compat::CudaGraph::available();
-  // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
-  KVCache cache(model.generation_state(), B + (graphs ? 1 : 0), packed.max_length + R,
-                model.dtype(), dev);
-  std::vector<int64_t> slots(static_cast<size_t>(B));
-  std::iota(slots.begin(), slots.end(), 0);
-  const at::Tensor hidden =
-      model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache.view());
+  const bool graphs =
+      flash && params.use_kv_cache && params.use_cuda_graph && compat::CudaGraph::available();
+  std::optional<KVCache> cache;
+  at::Tensor hidden;
+  if (params.use_kv_cache) {
+    // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
+    cache.emplace(model.generation_state(), B + (graphs ? 1 : 0), packed.max_length + R,
+                  model.dtype(), dev);
+    std::vector<int64_t> slots(static_cast<size_t>(B));
+    std::iota(slots.begin(), slots.end(), 0);
+    hidden = model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache->view());
+  } else {
+    hidden = model.forward_packed(packed.ids, packed.positions, packed.cu_seqlens);
+  }
   const at::Tensor last = (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev);
   SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings, gen);
 
@@ -217,7 +249,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 
   const int64_t interval = compaction_interval(params, dev);
   std::unique_ptr<GraphedDecoder> graphed;
-  if (graphs) graphed = std::make_unique<GraphedDecoder>(model, cache, B);
+  if (graphs) graphed = std::make_unique<GraphedDecoder>(model, *cache, B);
   for (int64_t s = 1; s < R; ++s) {
     if (!params.ignore_eos && s % interval == 0) {
       const at::Tensor alive =
@@ -228,17 +260,18 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
     at::Tensor logits;
     if (graphed) {
       try {
-        logits = graphed->step(batch.tokens, batch.positions, batch.rows * cache.capacity(),
+        logits = graphed->step(batch.tokens, batch.positions, batch.rows * cache->capacity(),
                                batch.lengths);
       } catch (const Error& e) {
         std::cerr << "verlpp rollout: " << e.what() << "; decoding without CUDA graphs\n";
         graphed.reset();
       }
     }
-    if (!logits.defined()) {
-      const model::DecodeView view = decode_view(batch, cache, packed.max_length + s, flash);
-      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache.view()));
+    if (!logits.defined() && cache) {
+      const model::DecodeView view = decode_view(batch, *cache, packed.max_length + s, flash);
+      logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache->view()));
     }
+    if (!logits.defined()) logits = recomputed_logits(model, packed, out.tokens, batch.rows, s);
     sampled = sample_tokens(logits, settings, gen);
     record(out, s, batch.rows, sampled, params);
     batch.tokens = sampled.tokens;

@@ -34,6 +34,9 @@ struct SamplingParams {
   // flash attention over the KV cache); false (rollout.enforce_eager): launch every kernel each
   // step.
   bool use_cuda_graph = true;
+  // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
+  // instead of reading the KV cache (a reference path for checking the cache; slow).
+  bool use_kv_cache = true;
 };
 
 // The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with

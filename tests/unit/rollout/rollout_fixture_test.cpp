@@ -1,4 +1,5 @@
-// Greedy generate_sequences (fp32 CPU) against transformers' greedy `generate` on the model
+// Greedy generate_sequences (fp32 CPU, with and without the KV cache) against transformers'
+// greedy `generate` on the model
 // fixtures (dense and Qwen3-MoE): tests/fixtures/rollout/greedy.json, made by
 // tools/make_rollout_fixture.py.
 #include <ATen/ATen.h>
@@ -37,18 +38,24 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
   params.max_response_length = f.at("max_new_tokens").get<int64_t>();
   params.pad_token_id = f.at("pad_token_id").get<int32_t>();
   const model::CausalLM m = testing::load_fp32(GetParam());
-  const data::Batch out =
-      generate_sequences(m, testing::left_padded(prompts, P, params.pad_token_id), params, 0);
-  double worst = 0.0;
-  for (size_t b = 0; b < prompts.size(); ++b) {
-    const auto r = static_cast<int64_t>(b);
-    EXPECT_EQ(testing::row(out.tensor("responses"), r), want[b]) << "prompt " << b;
-    const at::Tensor lp = out.tensor("rollout_log_probs")[r];
-    for (size_t i = 0; i < want_lp[b].size(); ++i) {
-      worst = std::max(worst, std::abs(lp[static_cast<int64_t>(i)].item<double>() - want_lp[b][i]));
+  for (const bool kv_cache : {true, false}) {
+    params.use_kv_cache = kv_cache;
+    const data::Batch out =
+        generate_sequences(m, testing::left_padded(prompts, P, params.pad_token_id), params, 0);
+    double worst = 0.0;
+    for (size_t b = 0; b < prompts.size(); ++b) {
+      const auto r = static_cast<int64_t>(b);
+      EXPECT_EQ(testing::row(out.tensor("responses"), r), want[b])
+          << "prompt " << b << (kv_cache ? " with" : " without") << " the KV cache";
+      const at::Tensor lp = out.tensor("rollout_log_probs")[r];
+      for (size_t i = 0; i < want_lp[b].size(); ++i) {
+        worst =
+            std::max(worst, std::abs(lp[static_cast<int64_t>(i)].item<double>() - want_lp[b][i]));
+      }
     }
+    EXPECT_LE(worst, 1e-4) << "largest |log-prob - transformers|"
+                           << (kv_cache ? " with" : " without") << " the KV cache";
   }
-  EXPECT_LE(worst, 1e-4) << "largest |log-prob - transformers|";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutTransformers,

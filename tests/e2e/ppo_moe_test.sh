@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# `verlpp ppo` (GRPO) on a tiny random-init Qwen3-MoE on the CPU: GSM8K prepared by `verlpp data
+# gsm8k`, the real Qwen3 tokenizer, `verlpp model init --arch qwen3_moe` (5 experts, top-2, layer 1
+# dense). Asserts: 2 steps run (entropy_coeff gives a gradient: random weights score 0) and log
+# actor/moe_aux_loss (between 1 and E, the load-balancing loss's range for top-2 of 5 experts: k = 2
+# when balanced), which changes as the router trains; the checkpoint's
+# experts are stored per expert as the hub layout; a resumed run continues at step 3 from the saved
+# weights (2 steps straight and 1 + resume + 1 give the same metrics); under Megatron with
+# moe_router_load_balancing_type=aux_loss the aux loss joins the loss (other gradient norm).
+# Usage: ppo_moe_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+SRC=$2
+cd "$SRC"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+raw=/work/shared/data/gsm8k
+[ -f "$raw/train.jsonl" ] || raw="$SRC/tests/fixtures/data/gsm8k_raw"
+out=$("$VERLPP" data gsm8k --input "$raw" --output "$work/gsm8k" 2>&1) || fail "data gsm8k: $out"
+out=$("$VERLPP" model init --arch qwen3_moe --hidden-size 16 --intermediate-size 32 \
+      --num-hidden-layers 3 --num-attention-heads 2 --num-key-value-heads 1 --head-dim 8 \
+      --vocab-size 151936 --num-experts 5 --num-experts-per-tok 2 --moe-intermediate-size 8 \
+      --mlp-only-layers 1 --tie-word-embeddings false --dtype float32 --seed 3 \
+      --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" 2>&1) || fail "model init: $out"
+
+common=(
+  data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
+  data.train_max_samples=8 data.val_max_samples=2 data.train_batch_size=2
+  data.max_prompt_length=256 data.max_response_length=8
+  actor_rollout_ref.model.path="$work/model"
+  actor_rollout_ref.actor.optim.lr=1e-2 actor_rollout_ref.actor.ppo_mini_batch_size=2
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.entropy_coeff=0.01
+  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
+  algorithm.adv_estimator=grpo trainer.device=cpu trainer.n_gpus_per_node=1 trainer.val_before_train=false
+  'trainer.logger=[console,file]' trainer.project_name=e2e trainer.experiment_name=moe
+)
+ppo() {  # ppo LOGFILE CKPT_DIR overrides...
+  local log=$1 ckpt=$2
+  shift 2
+  VERL_FILE_LOGGER_PATH=$log "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$ckpt" "$@" 2>&1
+}
+
+# 1. Two GRPO steps, a checkpoint at each.
+out=$(ppo "$work/run.jsonl" "$work/ckpt" trainer.total_training_steps=2 trainer.save_freq=1); rc=$?
+[ "$rc" -eq 0 ] || fail "ppo run (exit $rc): $(tail -20 <<<"$out")"
+grep -q "actor/moe_aux_loss" <<<"$out" || fail "no actor/moe_aux_loss on the console"
+python3 - "$work/run.jsonl" <<'PY' || fail "metrics of the 2-step run"
+import json, sys
+steps = {}
+for l in map(json.loads, open(sys.argv[1])):
+    steps.setdefault(l["step"], {}).update(l["data"])
+assert sorted(steps) == [1, 2], sorted(steps)
+for s in (1, 2):
+    aux = steps[s]["actor/moe_aux_loss"]
+    assert 1.0 <= aux <= 5.0, aux
+    assert steps[s]["actor/grad_norm"] > 0, "no update (the resume check below needs one)"
+assert abs(steps[1]["actor/ppo_kl"]) < 1e-6 and steps[1]["actor/pg_clipfrac"] == 0
+assert steps[1]["actor/moe_aux_loss"] != steps[2]["actor/moe_aux_loss"], "the router did not move"
+PY
+hf="$work/ckpt/global_step_2/actor/huggingface"
+python3 - "$hf/model.safetensors" <<'PY' || fail "checkpoint layout"
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:
+    names = set(json.loads(f.read(struct.unpack("<Q", f.read(8))[0])))
+assert "model.layers.0.mlp.experts.4.gate_proj.weight" in names, sorted(names)
+assert "model.layers.2.mlp.experts.0.down_proj.weight" in names
+assert "model.layers.1.mlp.gate_proj.weight" in names  # the dense layer
+assert not any("gate_up_proj" in n for n in names), "fused expert tensors in a hub checkpoint"
+PY
+
+# 2. Resume: one step, then a second run resuming from its checkpoint, equals 2 steps straight.
+ppo "$work/a.jsonl" "$work/ckpt_r" trainer.total_training_steps=1 trainer.save_freq=1 >/dev/null ||
+  fail "first half"
+out=$(ppo "$work/b.jsonl" "$work/ckpt_r" trainer.total_training_steps=2 trainer.save_freq=1 \
+      trainer.resume_mode=auto); rc=$?
+[ "$rc" -eq 0 ] || fail "resumed run (exit $rc): $(tail -20 <<<"$out")"
+python3 - "$work/run.jsonl" "$work/a.jsonl" "$work/b.jsonl" <<'PY' || fail "resume differs from the straight run"
+import json, sys
+def steps(path):
+    out = {}
+    for l in map(json.loads, open(path)):
+        out.setdefault(l["step"], {}).update(l["data"])
+    return out
+straight, a, b = steps(sys.argv[1]), steps(sys.argv[2]), steps(sys.argv[3])
+assert sorted(a) == [1] and sorted(b) == [2], (sorted(a), sorted(b))
+for step, got in ((1, a[1]), (2, b[2])):
+    for k, v in straight[step].items():
+        if k.startswith(("timing", "perf/time", "perf/throughput", "perf/mfu", "perf/max_memory")):
+            continue
+        assert abs(got[k] - v) <= 1e-5 * max(1.0, abs(v)), (step, k, got[k], v)
+PY
+
+# 3. Megatron with the aux loss switched on: the same first step has a larger gradient norm (the
+# pg and aux gradients add) and the same aux value.
+out=$(VERL_FILE_LOGGER_PATH="$work/m.jsonl" "$VERLPP" ppo --config-name ppo_megatron_trainer "${common[@]}" \
+      trainer.default_local_dir="$work/ckpt_m" trainer.total_training_steps=1 \
+      actor_rollout_ref.actor.megatron.tensor_model_parallel_size=1 \
+      +actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_load_balancing_type=aux_loss \
+      +actor_rollout_ref.actor.megatron.override_transformer_config.moe_aux_loss_coeff=100.0 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "megatron aux_loss run (exit $rc): $(tail -20 <<<"$out")"
+python3 - "$work/run.jsonl" "$work/m.jsonl" <<'PY' || fail "aux loss under megatron"
+import json, sys
+def first(path):
+    out = {}
+    for l in map(json.loads, open(path)):
+        if l["step"] == 1:
+            out.update(l["data"])
+    return out
+fsdp, meg = first(sys.argv[1]), first(sys.argv[2])
+assert abs(fsdp["actor/moe_aux_loss"] - meg["actor/moe_aux_loss"]) < 1e-6, (fsdp, meg)
+assert meg["actor/grad_norm"] > 2 * fsdp["actor/grad_norm"], (meg["actor/grad_norm"], fsdp["actor/grad_norm"])
+PY
+exit $((failures > 0))
