@@ -208,7 +208,7 @@ int main(int argc, char** argv) try {
   for (const MicroBatch& b : batches)
     seqlens.insert(seqlens.end(), b.seqlens.begin(), b.seqlens.end());
   double flops =
-      verlpp::trainer::training_flops(verlpp::trainer::dense_decoder_shape(config), seqlens);
+      verlpp::trainer::training_flops(verlpp::trainer::decoder_shape(config), seqlens);
   if (o.logprob_only) flops /= 3.0;
   const double tokens = static_cast<double>(o.micro_tokens * o.micro_batches);
   const std::string gpu = device_name(device);

@@ -1,12 +1,16 @@
 """Baseline for bench/train_step_bench.cpp: the same actor update with transformers + PyTorch.
 
-A Qwen3 model of the preset's shape (random weights, fp32 parameters, bf16 autocast: the usual
-mixed-precision recipe, like verlpp's fp32 masters with bf16 compute), batches of micro_tokens
-tokens as micro_tokens/seq_len rows of seq_len tokens (no padding, so the work equals verlpp's
-packed batch), loss = mean next-token NLL, AdamW (fused). --logprob-only: one forward log-prob
-pass without a graph. Prints one JSON line with tokens_per_s, mfu and peak_memory_gb.
+A Qwen3 (or Qwen3-MoE) model of the preset's shape (random weights, fp32 parameters, bf16
+autocast: the usual mixed-precision recipe, like verlpp's fp32 masters with bf16 compute), batches
+of micro_tokens tokens as micro_tokens/seq_len rows of seq_len tokens (no padding, so the work
+equals verlpp's packed batch), loss = mean next-token NLL, AdamW (fused). --logprob-only: one
+forward log-prob pass without a graph. --param-dtype bfloat16: bf16 parameters, no autocast (a
+log-prob pass of a model whose fp32 copy would not fit). --layers N: the preset cut to N layers.
+MoE presets run transformers' default experts implementation (grouped_mm), reported as "experts".
+Prints one JSON line with tokens_per_s, mfu and peak_memory_gb.
 
   python3 bench/baselines/train_step_hf.py --preset qwen3-1.7b [--attn sdpa|flash_attention_2]
+  python3 bench/baselines/train_step_hf.py --preset qwen3-30b-a3b --layers 6
 """
 import argparse
 import json
@@ -19,21 +23,38 @@ PRESETS = {
     "qwen3-0.6b": dict(hidden_size=1024, intermediate_size=3072),
     "qwen3-1.7b": dict(hidden_size=2048, intermediate_size=6144),
 }
+# Qwen/Qwen3-30B-A3B config.json (as src/verlpp/model/presets.cpp).
+MOE_PRESETS = {
+    "qwen3-30b-a3b": dict(hidden_size=2048, intermediate_size=6144, num_hidden_layers=48,
+                          num_attention_heads=32, num_key_value_heads=4, moe_intermediate_size=768,
+                          num_experts=128, num_experts_per_tok=8, norm_topk_prob=True,
+                          decoder_sparse_step=1, mlp_only_layers=[]),
+}
 
 
-def config_for(preset):
+def config_for(preset, layers):
+    common = dict(vocab_size=151936, head_dim=128, rms_norm_eps=1e-6, max_position_embeddings=40960)
+    if preset in MOE_PRESETS:
+        kw = dict(MOE_PRESETS[preset], tie_word_embeddings=False, **common)
+        if layers:
+            kw["num_hidden_layers"] = layers
+        return transformers.Qwen3MoeConfig(rope_parameters={"rope_type": "default", "rope_theta": 1e6}, **kw)
     return transformers.Qwen3Config(
-        vocab_size=151936, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8,
-        head_dim=128, rms_norm_eps=1e-6, rope_theta=1000000.0, max_position_embeddings=40960,
-        tie_word_embeddings=True, **PRESETS[preset])
+        num_hidden_layers=layers or 28, num_attention_heads=16, num_key_value_heads=8,
+        rope_theta=1000000.0, tie_word_embeddings=True, **common, **PRESETS[preset])
 
 
 def training_flops(c, seqlens):
-    """verl's flops_counter for dense decoders (same as src/verlpp/trainer/flops.cpp)."""
+    """verl's flops_counter (same as src/verlpp/trainer/flops.cpp): dense decoders, and qwen3_moe
+    through _estimate_qwen2_moe_flops (top-k experts of every layer, plus the router)."""
     h, d = c.hidden_size, c.head_dim
     q = o = c.num_attention_heads * d
     kv = c.num_key_value_heads * d
-    n = (3 * h * c.intermediate_size + h * (q + 2 * kv + o)) * c.num_hidden_layers + 2 * c.vocab_size * h
+    if getattr(c, "num_experts", 0):
+        mlp = h * c.num_experts_per_tok * c.moe_intermediate_size * 3 + h * c.num_experts
+    else:
+        mlp = 3 * h * c.intermediate_size
+    n = (mlp + h * (q + 2 * kv + o)) * c.num_hidden_layers + 2 * c.vocab_size * h
     attn = sum(s * s for s in seqlens) * d * c.num_attention_heads * c.num_hidden_layers
     return 6 * n * sum(seqlens) + 6 * attn
 
@@ -48,18 +69,23 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--attn", default="sdpa")
     p.add_argument("--logprob-only", type=int, default=0)
+    p.add_argument("--layers", type=int, default=0)
+    p.add_argument("--param-dtype", default="float32")
     a = p.parse_args()
     torch.manual_seed(1)
-    c = config_for(a.preset)
+    c = config_for(a.preset, a.layers)
     c._attn_implementation = a.attn
-    model = transformers.Qwen3ForCausalLM(c).cuda()
+    param_dtype = getattr(torch, a.param_dtype)
+    with torch.device("cuda"):
+        model = transformers.AutoModelForCausalLM.from_config(c, dtype=param_dtype)
+    autocast = param_dtype == torch.float32
     rows = a.micro_tokens // a.seq_len
     batches = [torch.randint(c.vocab_size, (rows, a.seq_len), device="cuda") for _ in range(a.micro_batches)]
     opt = torch.optim.AdamW(model.parameters(), lr=1e-6, fused=True)
 
     def step():
         for ids in batches:
-            with torch.autocast("cuda", dtype=torch.bfloat16):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
                 logits = model(input_ids=ids).logits
             lp = torch.log_softmax(logits.float(), -1)
             nll = -lp[:, :-1].gather(-1, ids[:, 1:, None]).mean()
@@ -85,7 +111,10 @@ def main():
     flops = training_flops(c, [a.seq_len] * (rows * a.micro_batches))
     if a.logprob_only:
         flops /= 3
-    print(json.dumps({"preset": a.preset, "attn": a.attn, "mode": "logprob" if a.logprob_only else "train",
+    print(json.dumps({"preset": a.preset, "layers": c.num_hidden_layers, "attn": a.attn,
+                      "param_dtype": a.param_dtype,
+                      "experts": getattr(model.config, "_experts_implementation", None),
+                      "mode": "logprob" if a.logprob_only else "train",
                       "tokens_per_s": tokens / seconds, "seconds_per_step": seconds,
                       "mfu": flops / seconds / 989e12,
                       "peak_memory_gb": torch.cuda.max_memory_allocated() / 1e9}))
