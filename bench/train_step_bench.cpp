@@ -5,7 +5,10 @@
 //
 //   verlpp_train_step_bench --preset qwen3-1.7b [--micro-tokens 8192] [--seq-len 1024]
 //       [--micro-batches 1] [--steps 8] [--warmup 3] [--dtype bfloat16] [--grad-ckpt 0]
-//       [--baseline hf.json] [--logprob-only 0]
+//       [--baseline hf.json] [--logprob-only 0] [--layers N]
+//
+// Presets: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b (Qwen3-MoE; --layers cuts it to N layers, as
+// bench/baselines/train_step_hf.py --layers does). Weights are drawn on the GPU.
 //
 // A step is `micro-batches` forward/backward passes of micro-tokens tokens each (sequences of
 // seq-len tokens packed back to back; the loss is the mean negative log-prob of the next token)
@@ -58,6 +61,7 @@ struct Options {
   std::string dtype = "bfloat16";
   bool grad_ckpt = false, logprob_only = false;
   std::string baseline;
+  std::int64_t layers = 0;  // 0: the preset's
 };
 
 Options parse(int argc, char** argv) {
@@ -72,6 +76,7 @@ Options parse(int argc, char** argv) {
   o.grad_ckpt = arg(argc, argv, "--grad-ckpt", "0") == "1";
   o.logprob_only = arg(argc, argv, "--logprob-only", "0") == "1";
   o.baseline = arg(argc, argv, "--baseline", "");
+  o.layers = std::stoll(arg(argc, argv, "--layers", "0"));
   if (o.micro_tokens % o.seq_len != 0)
     throw verlpp::Error("--micro-tokens must be a multiple of --seq-len");
   return o;
@@ -175,10 +180,10 @@ void print_kernel_profile(verlpp::model::CausalLM& model, verlpp::engine::Optimi
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const at::Device device = torch::cuda::is_available() ? at::Device(at::kCUDA, 0) : at::kCPU;
-  const auto config = verlpp::model::preset_config(o.preset);
+  auto config = verlpp::model::preset_config(o.preset);
+  if (o.layers > 0) config.num_hidden_layers = o.layers;
   const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
-  auto model = verlpp::model::CausalLM::random_init(config, 1, 0.02, dtype);
-  model.to(dtype, device);
+  auto model = verlpp::model::CausalLM::random_init(config, 1, 0.02, dtype, device);
   model.set_gradient_checkpointing(o.grad_ckpt);
   std::unique_ptr<verlpp::engine::Optimizer> optimizer;
   if (!o.logprob_only) {
@@ -207,13 +212,13 @@ int main(int argc, char** argv) try {
   std::vector<std::int64_t> seqlens;
   for (const MicroBatch& b : batches)
     seqlens.insert(seqlens.end(), b.seqlens.begin(), b.seqlens.end());
-  double flops =
-      verlpp::trainer::training_flops(verlpp::trainer::decoder_shape(config), seqlens);
+  double flops = verlpp::trainer::training_flops(verlpp::trainer::decoder_shape(config), seqlens);
   if (o.logprob_only) flops /= 3.0;
   const double tokens = static_cast<double>(o.micro_tokens * o.micro_batches);
   const std::string gpu = device_name(device);
   const double mfu = verlpp::trainer::mfu(flops, seconds, gpu, 1);
   nlohmann::json result = {{"preset", o.preset},
+                           {"layers", config.num_hidden_layers},
                            {"mode", o.logprob_only ? "logprob" : "train"},
                            {"tokens_per_step", tokens},
                            {"forward_backward_seconds", forward_backward_seconds},
