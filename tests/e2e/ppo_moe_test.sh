@@ -115,4 +115,9 @@ fsdp, meg = first(sys.argv[1]), first(sys.argv[2])
 assert abs(fsdp["actor/moe_aux_loss"] - meg["actor/moe_aux_loss"]) < 1e-6, (fsdp, meg)
 assert meg["actor/grad_norm"] > 2 * fsdp["actor/grad_norm"], (meg["actor/grad_norm"], fsdp["actor/grad_norm"])
 PY
+# 4. The rollout's MoE routing keys that verlpp does not implement are refused by name.
+out=$(ppo "$work/x.jsonl" "$work/ckpt_x" trainer.total_training_steps=1 \
+      actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5: verl's rollout/moe/*" <<<"$out" ||
+  fail "moe_load_balance_metrics_interval accepted (exit $rc): $(tail -3 <<<"$out")"
 exit $((failures > 0))

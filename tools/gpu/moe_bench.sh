@@ -21,12 +21,12 @@ run() {  # run NAME HF_ARGS... -- VERLPP_ARGS...
   timeout 200 $bench/verlpp_train_step_bench "${v[@]}" --baseline "$OUT/$name.hf.json" > "$OUT/$name.json" 2> "$OUT/$name.err"
   echo "$name verlpp rc=$? at $((SECONDS - start)) s: $(cat "$OUT/$name.json") $(tail -3 "$OUT/$name.err")"
 }
-moe_lp=(--preset qwen3-30b-a3b --logprob-only 1 --steps 6 --warmup 2)
+moe_lp=(--preset qwen3-30b-a3b --logprob-only 1 --steps 5 --warmup 2)
 run logprob_30b_a3b "${moe_lp[@]}" --param-dtype bfloat16 -- "${moe_lp[@]}"
-moe_train=(--preset qwen3-30b-a3b --layers 6 --steps 6 --warmup 2)
+moe_train=(--preset qwen3-30b-a3b --layers 6 --steps 5 --warmup 2)
 run train_30b_a3b_6l "${moe_train[@]}" -- "${moe_train[@]}"
 run train_1.7b --preset qwen3-1.7b -- --preset qwen3-1.7b
-if [ -x build/bench/verlpp_train_step_profile ]; then
+if [ -x build/bench/verlpp_train_step_profile ] && [ "${PROFILE:-1}" = 1 ]; then
   timeout 90 build/bench/verlpp_train_step_profile --preset qwen3-30b-a3b --layers 6 --steps 1 --warmup 2 > "$OUT/profile_train_6l.txt" 2>&1
   timeout 90 build/bench/verlpp_train_step_profile --preset qwen3-30b-a3b --layers 8 --logprob-only 1 --steps 1 --warmup 2 > "$OUT/profile_logprob_8l.txt" 2>&1
   head -25 "$OUT/profile_train_6l.txt"; head -20 "$OUT/profile_logprob_8l.txt"

@@ -209,6 +209,12 @@ RolloutConfig bind_rollout(const Section& s) {
     r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
   if (s.has("enforce_eager")) r.enforce_eager = s.boolean("enforce_eager");
   if (s.has("free_cache_engine")) r.free_cache_engine = s.boolean("free_cache_engine");
+  if (s.has("enable_rollout_routing_replay")) {
+    r.enable_rollout_routing_replay = s.boolean("enable_rollout_routing_replay");
+  }
+  if (s.has("moe_load_balance_metrics_interval")) {
+    r.moe_load_balance_metrics_interval = s.integer("moe_load_balance_metrics_interval");
+  }
   return r;
 }
 

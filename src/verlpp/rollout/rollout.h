@@ -41,7 +41,8 @@ struct SamplingParams {
 
 // The rollout section's sampling keys, or its val_kwargs when `validate` (verl's _validate), with
 // the given eos/pad ids. Throws verlpp::Error naming the key for temperature < 0, top_p outside
-// (0, 1] or response_length < 1.
+// (0, 1], response_length < 1, and for the MoE routing keys verlpp does not implement yet
+// (enable_rollout_routing_replay, moe_load_balance_metrics_interval > 0).
 SamplingParams sampling_params(const config::RolloutConfig& rollout, bool validate,
                                std::vector<std::int32_t> eos_token_ids, std::int32_t pad_token_id);
 
