@@ -38,15 +38,13 @@ from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, Qwen3MoeConfig
 from transformers.models.qwen3_moe import modeling_qwen3_moe
 
-TEMPERATURE = 0.7
-ENTROPY_COEFF = 0.01
+from make_model_fixtures import (ENTROPY_COEFF, INIT_STD, SEQ_LENS, TEMPERATURE, load,
+                                 logprob_entropy, make_inputs)
+
 AUX_COEF = 0.1
 # The least gap between any token's k-th and (k+1)-th router logit: bf16 rounds logits by about
 # 0.4 % of their size, so a smaller gap could flip the routing between fp32 and bf16 runs.
 MIN_TOPK_LOGIT_GAP = 1e-2
-SEQ_LENS = [7, 12, 5]
-INIT_STD = 0.08
-
 COMMON = dict(hidden_size=64, intermediate_size=96, num_attention_heads=4, num_key_value_heads=2,
               head_dim=16, max_position_embeddings=256, rms_norm_eps=1e-6,
               initializer_range=INIT_STD, hidden_act="silu", tie_word_embeddings=False,
@@ -82,30 +80,6 @@ def init_parameters(model, gen):
                 p.copy_(INIT_STD * noise)
 
 
-def load(path, impl):
-    model, info = AutoModelForCausalLM.from_pretrained(path, attn_implementation=impl,
-                                                       output_loading_info=True)
-    bad = {k: v for k, v in info.items() if v and k in ("missing_keys", "unexpected_keys",
-                                                         "mismatched_keys")}
-    if bad:
-        raise SystemExit(f"{path}: loading info {bad}")
-    return model.eval()
-
-
-def make_inputs(vocab, gen):
-    total = sum(SEQ_LENS)
-    ids = torch.randint(0, vocab, (total,), generator=gen)
-    pos = torch.cat([torch.arange(n) for n in SEQ_LENS])
-    cu = torch.tensor([0] + list(torch.tensor(SEQ_LENS).cumsum(0).tolist()), dtype=torch.int32)
-    targets = torch.zeros(total, dtype=torch.int64)
-    mask = torch.zeros(total)
-    for s in range(len(SEQ_LENS)):
-        a, b = int(cu[s]), int(cu[s + 1])
-        targets[a:b - 1] = ids[a + 1:b]
-        mask[a:b - 1] = 1.0
-    return ids, pos, cu, targets, mask
-
-
 def padded_batch(ids, cu):
     rows = len(SEQ_LENS)
     width = max(SEQ_LENS)
@@ -131,13 +105,6 @@ def per_sequence_logits(model, ids, cu, device):
         pos = torch.arange(b - a, device=device)[None]
         out.append(model(input_ids=x, position_ids=pos, use_cache=False).logits[0].float().cpu())
     return torch.cat(out)
-
-
-def logprob_entropy(logits, targets):
-    logp = torch.log_softmax(logits.float() / TEMPERATURE, dim=-1)
-    lp = logp.gather(-1, targets[:, None])[:, 0]
-    ent = -(logp.exp() * logp).sum(-1)
-    return lp, ent
 
 
 def own_aux(router_logits, num_experts, top_k):

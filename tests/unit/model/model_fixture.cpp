@@ -2,8 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "verlpp/core/error.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/model/checkpoint.h"
 #include "verlpp/model/safetensors.h"
 
 namespace verlpp::model::testing {
@@ -46,6 +50,39 @@ std::map<std::string, at::Tensor> reference_tensors(const std::string& name) {
   std::map<std::string, at::Tensor> out;
   for (const auto& n : file.names()) out[n] = file.tensor(n).clone();
   return out;
+}
+
+std::string broken_copy(const std::string& name, const std::string& tag,
+                        const std::function<void(nlohmann::json&)>& edit,
+                        const std::function<bool(const std::string&)>& drop) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("verlpp_model_broken_" + tag);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string src = checkpoint_dir(name);
+  nlohmann::json config;
+  {
+    std::ifstream in(src + "/config.json");
+    config = nlohmann::json::parse(in);
+  }
+  edit(config);
+  std::ofstream(dir / "config.json") << config.dump();
+  const CheckpointReader reader(src);
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
+  for (const auto& tensor : reader.names()) {
+    if (!drop(tensor)) tensors.emplace_back(tensor, reader.tensor(tensor));
+  }
+  write_checkpoint(dir.string(), tensors);
+  return dir.string();
+}
+
+std::string load_error(const std::string& dir) {
+  try {
+    CausalLM::from_pretrained(dir, at::kFloat, at::kCPU);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b) {

@@ -3,6 +3,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,14 @@ const nlohmann::json& moe_reference_json();
 std::string moe_reference_name(const std::string& name);
 // <name>.reference.safetensors, every tensor copied (input_ids, logits, grad.<param>, ...).
 std::map<std::string, at::Tensor> reference_tensors(const std::string& name);
+
+// A copy of fixture checkpoint `name` in a temporary folder named after `tag`, with config.json
+// changed by `edit` and the tensors for which `drop` is true left out. Returns the folder.
+std::string broken_copy(const std::string& name, const std::string& tag,
+                        const std::function<void(nlohmann::json&)>& edit,
+                        const std::function<bool(const std::string&)>& drop);
+// from_pretrained's error message for `dir` (fp32, CPU), or "no error".
+std::string load_error(const std::string& dir);
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b);
 // ||a - b|| / ||b||

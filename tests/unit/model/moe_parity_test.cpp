@@ -216,37 +216,11 @@ TEST(MoeCheckpoint, LoadWeightsCopiesEitherLayoutIntoAModel) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i].second, b[i].second));
 }
 
-// A copy of the qwen3_moe fixture with config.json changed by `edit` and the tensors for which
-// `drop` is true left out.
+using testing::load_error;
+
 std::string broken_moe(const std::string& tag, const std::function<void(nlohmann::json&)>& edit,
                        const std::function<bool(const std::string&)>& drop) {
-  const fs::path dir = fs::temp_directory_path() / ("verlpp_moe_broken_" + tag);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string src = testing::checkpoint_dir("qwen3_moe");
-  nlohmann::json config;
-  {
-    std::ifstream in(src + "/config.json");
-    config = nlohmann::json::parse(in);
-  }
-  edit(config);
-  std::ofstream(dir / "config.json") << config.dump();
-  const CheckpointReader reader(src);
-  std::vector<std::pair<std::string, at::Tensor>> tensors;
-  for (const auto& name : reader.names()) {
-    if (!drop(name)) tensors.emplace_back(name, reader.tensor(name));
-  }
-  write_checkpoint(dir.string(), tensors);
-  return dir.string();
-}
-
-std::string load_error(const std::string& dir) {
-  try {
-    CausalLM::from_pretrained(dir, at::kFloat, at::kCPU);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::broken_copy("qwen3_moe", "moe_" + tag, edit, drop);
 }
 
 const auto kKeepConfig = [](nlohmann::json&) {};

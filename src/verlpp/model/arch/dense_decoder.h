@@ -18,8 +18,7 @@ class DenseDecoder : public Decoder {
 
  private:
   struct Layer {
-    at::Tensor input_layernorm, post_attention_layernorm;
-    AttentionWeights attention;
+    AttentionBlockWeights attention;
     MlpWeights mlp;
   };
   std::vector<Layer> layers_;

@@ -3,8 +3,6 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
-#include "verlpp/model/layers/rms_norm.h"
-
 namespace verlpp::model {
 
 Qwen3MoeDecoder::Qwen3MoeDecoder(const ModelConfig& c) : Decoder(c) {
@@ -13,23 +11,7 @@ Qwen3MoeDecoder::Qwen3MoeDecoder(const ModelConfig& c) : Decoder(c) {
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) {
     Layer& l = layers_[static_cast<size_t>(i)];
     const std::string p = fmt::format("model.layers.{}.", i);
-    table_.add({p + "input_layernorm.weight",
-                {c.hidden_size},
-                WeightInit::ones,
-                i,
-                0,
-                "hidden_size",
-                {},
-                &l.input_layernorm});
-    declare_self_attention(table_, p + "self_attn.", i, l.attention, c);
-    table_.add({p + "post_attention_layernorm.weight",
-                {c.hidden_size},
-                WeightInit::ones,
-                i,
-                0,
-                "hidden_size",
-                {},
-                &l.post_attention_layernorm});
+    declare_attention_block(table_, p, i, l.attention, c);
     l.sparse = c.is_sparse_layer(i);
     if (l.sparse) {
       declare_moe(table_, p + "mlp.", i, l.moe, c);
@@ -43,12 +25,10 @@ Qwen3MoeDecoder::Qwen3MoeDecoder(const ModelConfig& c) : Decoder(c) {
 LayerOutput Qwen3MoeDecoder::layer(int64_t layer, const at::Tensor& x,
                                    const LayerContext& ctx) const {
   const Layer& l = layers_[static_cast<size_t>(layer)];
-  const at::Tensor h = rms_norm(x, l.input_layernorm, config_.rms_norm_eps);
-  const at::Tensor x1 = x + self_attention(l.attention, config_, h, ctx, layer);
-  const at::Tensor m = rms_norm(x1, l.post_attention_layernorm, config_.rms_norm_eps);
-  if (!l.sparse) return {x1 + swiglu(l.mlp, m), at::Tensor()};
-  const MoeOutput moe = sparse_moe(l.moe, config_.moe, m);
-  return {x1 + moe.hidden, ctx.router_logits ? moe.router_logits : at::Tensor()};
+  const AttentionBlockOutput a = attention_block(l.attention, config_, x, ctx, layer);
+  if (!l.sparse) return {a.residual + swiglu(l.mlp, a.mlp_input), at::Tensor()};
+  const MoeOutput moe = sparse_moe(l.moe, config_.moe, a.mlp_input);
+  return {a.residual + moe.hidden, ctx.router_logits ? moe.router_logits : at::Tensor()};
 }
 
 }  // namespace verlpp::model

@@ -19,8 +19,7 @@ class Qwen3MoeDecoder : public Decoder {
 
  private:
   struct Layer {
-    at::Tensor input_layernorm, post_attention_layernorm;
-    AttentionWeights attention;
+    AttentionBlockWeights attention;
     bool sparse = false;
     MoeWeights moe;  // sparse layers
     MlpWeights mlp;  // dense layers

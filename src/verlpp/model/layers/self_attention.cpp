@@ -71,4 +71,32 @@ at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const
   return w.o_proj(a.reshape({T, c.num_attention_heads * c.head_dim}));
 }
 
+void declare_attention_block(WeightTable& table, const std::string& prefix, int64_t layer,
+                             AttentionBlockWeights& w, const ModelConfig& c) {
+  table.add({prefix + "input_layernorm.weight",
+             {c.hidden_size},
+             WeightInit::ones,
+             layer,
+             0,
+             "hidden_size",
+             {},
+             &w.input_layernorm});
+  declare_self_attention(table, prefix + "self_attn.", layer, w.attention, c);
+  table.add({prefix + "post_attention_layernorm.weight",
+             {c.hidden_size},
+             WeightInit::ones,
+             layer,
+             0,
+             "hidden_size",
+             {},
+             &w.post_attention_layernorm});
+}
+
+AttentionBlockOutput attention_block(const AttentionBlockWeights& w, const ModelConfig& c,
+                                     const at::Tensor& x, const LayerContext& ctx, int64_t layer) {
+  const at::Tensor h = rms_norm(x, w.input_layernorm, c.rms_norm_eps);
+  const at::Tensor residual = x + self_attention(w.attention, c, h, ctx, layer);
+  return {residual, rms_norm(residual, w.post_attention_layernorm, c.rms_norm_eps)};
+}
+
 }  // namespace verlpp::model

@@ -32,4 +32,23 @@ void declare_self_attention(WeightTable& table, const std::string& prefix, int64
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& config, const at::Tensor& h,
                           const LayerContext& ctx, int64_t layer);
 
+// The attention half of a pre-norm Llama/Qwen decoder layer and the norm in front of its MLP:
+//   residual = x + self_attention(rms(x, input_layernorm)),
+//   mlp_input = rms(residual, post_attention_layernorm).
+struct AttentionBlockWeights {
+  at::Tensor input_layernorm, post_attention_layernorm;  // [hidden]
+  AttentionWeights attention;
+};
+struct AttentionBlockOutput {
+  at::Tensor residual, mlp_input;  // [T, hidden]
+};
+
+// Declares PREFIX input_layernorm.weight, PREFIX self_attn.*, PREFIX
+// post_attention_layernorm.weight (in that order, transformers' parameter order).
+void declare_attention_block(WeightTable& table, const std::string& prefix, int64_t layer,
+                             AttentionBlockWeights& w, const ModelConfig& config);
+
+AttentionBlockOutput attention_block(const AttentionBlockWeights& w, const ModelConfig& config,
+                                     const at::Tensor& x, const LayerContext& ctx, int64_t layer);
+
 }  // namespace verlpp::model
