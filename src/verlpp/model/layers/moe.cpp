@@ -106,8 +106,11 @@ MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& c, const at::Tensor& 
   const at::Tensor y = compat::can_grouped_mm(x) ? grouped_experts(w, sorted_x, counts)
                                                  : looped_experts(w, sorted_x, counts);
   const at::Tensor weighted = y * r.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
-  // Back to (token, slot) order, then the k slots of each token summed in fp32.
-  const at::Tensor slots = at::zeros_like(weighted).index_copy(0, order, weighted);
+  // Back to (token, slot) order through the inverse permutation, then the k slots of each token
+  // summed in fp32.
+  const at::Tensor inverse =
+      at::empty_like(order).scatter_(0, order, at::arange(order.numel(), order.options()));
+  const at::Tensor slots = weighted.index_select(0, inverse);
   const at::Tensor out = slots.view({T, k, x.size(1)}).sum(1, /*keepdim=*/false, at::kFloat);
   return {out.to(x.scalar_type()), r.logits};
 }
