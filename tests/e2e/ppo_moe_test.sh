@@ -4,9 +4,11 @@
 # dense). Asserts: 2 steps run (entropy_coeff gives a gradient: random weights score 0) and log
 # actor/moe_aux_loss (between 1 and E, the load-balancing loss's range for top-2 of 5 experts: k = 2
 # when balanced), which changes as the router trains; the checkpoint's
-# experts are stored per expert as the hub layout; a resumed run continues at step 3 from the saved
-# weights (2 steps straight and 1 + resume + 1 give the same metrics); under Megatron with
-# moe_router_load_balancing_type=aux_loss the aux loss joins the loss (other gradient norm).
+# experts are stored per expert as the hub layout; the reference policy is the MoE too (kl_loss);
+# a resumed run continues from the saved weights (2 steps straight and 1 + resume + 1 give the
+# same metrics); under Megatron with moe_router_load_balancing_type=aux_loss the aux loss joins the
+# loss (other gradient norm); a MoE critic trunk (GAE); `model export` of the trained actor scores
+# as the checkpoint; the rollout's routing keys verlpp lacks are refused.
 # Usage: ppo_moe_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
@@ -33,6 +35,7 @@ common=(
   actor_rollout_ref.model.path="$work/model"
   actor_rollout_ref.actor.optim.lr=1e-2 actor_rollout_ref.actor.ppo_mini_batch_size=2
   actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.entropy_coeff=0.01
+  actor_rollout_ref.actor.use_kl_loss=true actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4
   actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
   actor_rollout_ref.rollout.tensor_model_parallel_size=1
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
@@ -60,6 +63,7 @@ for s in (1, 2):
     assert 1.0 <= aux <= 5.0, aux
     assert steps[s]["actor/grad_norm"] > 0, "no update (the resume check below needs one)"
 assert abs(steps[1]["actor/ppo_kl"]) < 1e-6 and steps[1]["actor/pg_clipfrac"] == 0
+assert abs(steps[1]["actor/kl_loss"]) < 1e-6 and steps[2]["actor/kl_loss"] > 0  # the MoE reference
 assert steps[1]["actor/moe_aux_loss"] != steps[2]["actor/moe_aux_loss"], "the router did not move"
 PY
 hf="$work/ckpt/global_step_2/actor/huggingface"
@@ -115,7 +119,21 @@ fsdp, meg = first(sys.argv[1]), first(sys.argv[2])
 assert abs(fsdp["actor/moe_aux_loss"] - meg["actor/moe_aux_loss"]) < 1e-6, (fsdp, meg)
 assert meg["actor/grad_norm"] > 2 * fsdp["actor/grad_norm"], (meg["actor/grad_norm"], fsdp["actor/grad_norm"])
 PY
-# 4. The rollout's MoE routing keys that verlpp does not implement are refused by name.
+# 4. PPO with a critic whose trunk is the MoE model (GAE), one step.
+out=$(ppo "$work/gae.jsonl" "$work/ckpt_gae" trainer.total_training_steps=1 algorithm.adv_estimator=gae \
+      critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=2); rc=$?
+[ "$rc" -eq 0 ] || fail "gae with a MoE critic (exit $rc): $(tail -5 <<<"$out")"
+grep -q '"critic/vf_loss"' "$work/gae.jsonl" || fail "no critic/vf_loss with the MoE critic"
+
+# 5. Export the trained actor: an HF folder in the hub layout that scores as the checkpoint does.
+"$VERLPP" model export --checkpoint "$work/ckpt/global_step_2" --output "$work/exported" 2>/dev/null ||
+  fail "model export"
+printf '{"prompt_ids": [9, 8, 7], "response_ids": [6, 5, 4, 3]}\n' > "$work/pair.jsonl"
+a=$("$VERLPP" model score --model "$hf" --input "$work/pair.jsonl" --device cpu 2>/dev/null)
+b=$("$VERLPP" model score --model "$work/exported" --input "$work/pair.jsonl" --device cpu 2>/dev/null)
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "exported MoE scores differ: $a vs $b"
+
+# 6. The rollout's MoE routing keys that verlpp does not implement are refused by name.
 out=$(ppo "$work/x.jsonl" "$work/ckpt_x" trainer.total_training_steps=1 \
       actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5: verl's rollout/moe/*" <<<"$out" ||
