@@ -105,14 +105,14 @@ MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& c, const at::Tensor& 
   const at::Tensor sorted_x = x.index_select(0, order.div(k, "floor"));
   const at::Tensor y = compat::can_grouped_mm(x) ? grouped_experts(w, sorted_x, counts)
                                                  : looped_experts(w, sorted_x, counts);
-  const at::Tensor weighted = y * r.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
-  // Back to (token, slot) order through the inverse permutation, then the k slots of each token
-  // summed in fp32.
+  // Back to (token, slot) order through the inverse permutation; then each token's k outputs
+  // weighted and summed in one batched GEMM ([1, k] x [k, hidden] per token), which accumulates
+  // in fp32 and rounds once.
   const at::Tensor inverse =
       at::empty_like(order).scatter_(0, order, at::arange(order.numel(), order.options()));
-  const at::Tensor slots = weighted.index_select(0, inverse);
-  const at::Tensor out = slots.view({T, k, x.size(1)}).sum(1, /*keepdim=*/false, at::kFloat);
-  return {out.to(x.scalar_type()), r.logits};
+  const at::Tensor slots = y.index_select(0, inverse).view({T, k, x.size(1)});
+  const at::Tensor out = at::bmm(r.weights.unsqueeze(1), slots).squeeze(1);
+  return {out, r.logits};
 }
 
 at::Tensor load_balancing_loss(const std::vector<at::Tensor>& router_logits, int64_t num_experts,

@@ -4,8 +4,9 @@
 //   router:  l = x W_g^T (model dtype); p = softmax(l) in fp32; (w, e) = topk(p, k);
 //            w /= sum(w) when norm_topk_prob (fp32); w cast to the model dtype
 //   experts: y_e(x) = down_e(silu(g) * u), [g; u] = gate_up_e x
-//   output:  sum_j w_j y_{e_j}(x), the k weighted outputs summed in fp32 and rounded once
-//            (transformers' default grouped_mm experts implementation)
+//   output:  sum_j w_j y_{e_j}(x), products and sum in fp32, rounded once (transformers' default
+//            grouped_mm implementation rounds each w_j y_{e_j} to the model dtype before its fp32
+//            sum: in bf16 verlpp's output is a rounding closer to the fp32 one)
 #pragma once
 
 #include <ATen/core/Tensor.h>
