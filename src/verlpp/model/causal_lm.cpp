@@ -222,6 +222,8 @@ std::vector<LayerStateSpec> CausalLM::generation_state() const {
   return impl_->decoder->generation_state();
 }
 
+bool CausalLM::decode_capturable() const { return impl_->decoder->decode_capturable(); }
+
 at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                              const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
                              GenerationStateView& state) const {

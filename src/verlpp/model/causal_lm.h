@@ -68,6 +68,8 @@ class CausalLM {
 
   // The state each layer keeps during generation; the rollout allocates it (rollout/kv_cache.h).
   std::vector<LayerStateSpec> generation_state() const;
+  // Whether the rollout may replay decode steps from CUDA graphs for this architecture.
+  bool decode_capturable() const;
   // Prefill for incremental decoding: forward_packed that also stores every token's keys/values
   // in `state` (sequence s at slot slots[s], entries [0, length_s)). Inputs as forward_packed;
   // slots: one per sequence. Returns [T, hidden_size]. Throws verlpp::Error on mismatched shapes

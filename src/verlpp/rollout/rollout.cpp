@@ -226,8 +226,8 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 
   const bool flash =
       dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
-  const bool graphs =
-      flash && params.use_kv_cache && params.use_cuda_graph && compat::CudaGraph::available();
+  const bool graphs = flash && params.use_kv_cache && params.use_cuda_graph &&
+                      model.decode_capturable() && compat::CudaGraph::available();
   std::optional<KVCache> cache;
   at::Tensor hidden;
   if (params.use_kv_cache) {

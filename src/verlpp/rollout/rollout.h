@@ -30,9 +30,9 @@ struct SamplingParams {
   // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
   // finished rows still in the batch are computed and their output discarded.
   std::int64_t compaction_interval = 0;
-  // Replay decode steps from CUDA graphs (bf16/fp16 CUDA models, builds with CUDA graphs and
-  // flash attention over the KV cache); false (rollout.enforce_eager): launch every kernel each
-  // step.
+  // Replay decode steps from CUDA graphs (bf16/fp16 CUDA models whose architecture allows it,
+  // CausalLM::decode_capturable; builds with CUDA graphs and flash attention over the KV cache);
+  // false (rollout.enforce_eager): launch every kernel each step.
   bool use_cuda_graph = true;
   // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
   // instead of reading the KV cache (a reference path for checking the cache; slow).

@@ -33,6 +33,8 @@ class Decoder {
   virtual LayerOutput layer(int64_t layer, const at::Tensor& x, const LayerContext& ctx) const = 0;
   // The state each layer keeps during generation (default: a KV cache of the attention shape).
   virtual std::vector<LayerStateSpec> generation_state() const;
+  // Whether a decode step may be captured into a CUDA graph (verified for the dense decoders).
+  virtual bool decode_capturable() const { return true; }
 
   at::Tensor embed_tokens;  // [vocab, hidden]
   at::Tensor norm;          // [hidden], the final RMSNorm
