@@ -2,7 +2,7 @@
 """Makes the Qwen3-MoE fixtures of tests/fixtures/model: tiny random-init Qwen3MoeForCausalLM
 checkpoints and transformers' outputs on them.
 
-Run on a machine with torch + transformers (the GPU machine, through tools/gpu/moe_fixtures.sh):
+Run on a machine with torch + transformers (the GPU machine, through `REGEN_FIXTURES=1 tools/gpu/moe.sh`):
     python3 tools/make_moe_fixtures.py tests/fixtures/model
 
 Models (odd shapes on purpose: experts not a power of two, top-k 3, a dense layer, untied):

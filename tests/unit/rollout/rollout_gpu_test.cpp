@@ -92,8 +92,8 @@ at::Tensor packed_forward_logprobs(const model::CausalLM& m, const data::Batch& 
   return result;
 }
 
-// A small random Qwen3 (head_dim 128 as Qwen3-0.6B) in bf16 on the GPU.
-model::CausalLM small_qwen3_bf16() {
+// A small Qwen3 shape (head_dim 128 as Qwen3-0.6B).
+model::ModelConfig small_qwen3_config() {
   model::ModelConfig c;
   c.architecture = model::Architecture::qwen3;
   c.vocab_size = 2048;
@@ -107,25 +107,21 @@ model::CausalLM small_qwen3_bf16() {
   c.tie_word_embeddings = true;
   c.rope_theta = 1e6;
   c.max_position_embeddings = 4096;
-  model::CausalLM m = model::CausalLM::random_init(c, 1, 0.05, at::kBFloat16);
+  return c;
+}
+
+// A small random Qwen3 in bf16 on the GPU.
+model::CausalLM small_qwen3_bf16() {
+  model::CausalLM m = model::CausalLM::random_init(small_qwen3_config(), 1, 0.05, at::kBFloat16);
   m.to(at::kBFloat16, kCuda);
   return m;
 }
 
-// The same shape as a Qwen3-MoE (8 experts, top-2), bf16 on the GPU.
+// The same shape as a Qwen3-MoE (8 experts, top-2, layer 0 dense, untied), bf16 on the GPU.
 model::CausalLM small_qwen3_moe_bf16() {
-  model::ModelConfig c;
+  model::ModelConfig c = small_qwen3_config();
   c.architecture = model::Architecture::qwen3_moe;
-  c.vocab_size = 2048;
-  c.hidden_size = 512;
-  c.intermediate_size = 1024;
-  c.num_hidden_layers = 4;
-  c.num_attention_heads = 8;
-  c.num_key_value_heads = 4;
-  c.head_dim = 128;
-  c.qk_norm = true;
-  c.rope_theta = 1e6;
-  c.max_position_embeddings = 4096;
+  c.tie_word_embeddings = false;
   c.moe.num_experts = 8;
   c.moe.num_experts_per_tok = 2;
   c.moe.moe_intermediate_size = 256;
