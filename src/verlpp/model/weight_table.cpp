@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unordered_set>
+
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
 #include "verlpp/model/checkpoint.h"
@@ -68,22 +70,21 @@ at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
               needed_by + ")");
 }
 
-// An expert tensor of the checkpoint that no fused spec covers: more experts on disk than
-// config.json's num_experts.
+// An expert tensor of the checkpoint that no spec covers: more experts on disk than config.json's
+// num_experts.
 void reject_unknown_experts(const CheckpointReader& reader, const std::vector<WeightSpec>& specs) {
-  for (const std::string& name : reader.names()) {
-    if (name.find(".mlp.experts.") == std::string::npos) continue;
-    bool known = false;
-    for (const WeightSpec& spec : specs) {
-      if (name == spec.name) known = true;
-      if (!spec.per_expert || name.rfind(spec.per_expert->prefix, 0) != 0) continue;
-      for (int64_t e = 0; e < spec.shape[0] && !known; ++e) {
-        for (const std::string& part : spec.per_expert->parts) {
-          if (name == expert_part_name(*spec.per_expert, e, part)) known = true;
-        }
+  std::unordered_set<std::string> known;
+  for (const WeightSpec& spec : specs) {
+    known.insert(spec.name);
+    if (!spec.per_expert) continue;
+    for (int64_t e = 0; e < spec.shape[0]; ++e) {
+      for (const std::string& part : spec.per_expert->parts) {
+        known.insert(expert_part_name(*spec.per_expert, e, part));
       }
     }
-    if (!known) {
+  }
+  for (const std::string& name : reader.names()) {
+    if (name.find(".mlp.experts.") != std::string::npos && known.count(name) == 0) {
       throw Error(fmt::format(
           "checkpoint {}: tensor '{}' is not a parameter of the model config.json describes "
           "(more experts in the checkpoint than num_experts?)",
