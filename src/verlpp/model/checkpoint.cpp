@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -55,7 +56,7 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
         throw Error(index_path.string() + ": tensor '" + name + "' is not in its shard '" + f +
                     "'");
       }
-      where_[name] = it->second;
+      where_[name] = {it->second, name};
     }
     return;
   }
@@ -64,7 +65,7 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
     throw Error("checkpoint " + dir + ": neither " + kSingle + " nor " + kIndex + " found");
   }
   files_.push_back(std::make_unique<SafetensorsFile>(single.string()));
-  for (const auto& name : files_[0]->names()) where_[name] = 0;
+  for (const auto& name : files_[0]->names()) where_[name] = {0, name};
 }
 
 std::vector<std::string> CheckpointReader::names() const {
@@ -74,18 +75,39 @@ std::vector<std::string> CheckpointReader::names() const {
   return out;
 }
 
-const SafetensorsFile& CheckpointReader::file_of(const std::string& name) const {
+const CheckpointReader::Location& CheckpointReader::location(const std::string& name) const {
   const auto it = where_.find(name);
   if (it == where_.end()) throw Error("checkpoint " + dir_ + " has no tensor '" + name + "'");
-  return *files_[it->second];
+  return it->second;
 }
 
 const TensorInfo& CheckpointReader::info(const std::string& name) const {
-  return file_of(name).info(name);
+  const Location& at = location(name);
+  return files_[at.file]->info(at.stored);
 }
 
 at::Tensor CheckpointReader::tensor(const std::string& name) const {
-  return file_of(name).tensor(name);
+  const Location& at = location(name);
+  return files_[at.file]->tensor(at.stored);
+}
+
+int64_t CheckpointReader::map_prefix(const std::string& from, const std::string& to,
+                                     const std::vector<std::string>& ignored) {
+  std::map<std::string, Location> mapped;
+  int64_t hidden = 0;
+  for (auto& [name, at] : where_) {
+    const bool skip = std::any_of(ignored.begin(), ignored.end(),
+                                  [&](const std::string& p) { return name.starts_with(p); });
+    if (skip) {
+      ++hidden;
+    } else if (name.starts_with(from)) {
+      mapped[to + name.substr(from.size())] = at;
+    } else {
+      mapped[name] = at;
+    }
+  }
+  where_ = std::move(mapped);
+  return hidden;
 }
 
 void write_checkpoint(const std::string& dir,

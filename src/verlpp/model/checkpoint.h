@@ -30,11 +30,21 @@ class CheckpointReader {
   const TensorInfo& info(const std::string& name) const;
   at::Tensor tensor(const std::string& name) const;  // CPU, the stored dtype (see SafetensorsFile)
 
+  // A key mapping as transformers' conversion rules apply one (e.g. qwen3_5_text's PrefixChange):
+  // every tensor named FROM... is seen as TO..., and the tensors whose names start with one of
+  // `ignored` are hidden. Returns the number hidden.
+  int64_t map_prefix(const std::string& from, const std::string& to,
+                     const std::vector<std::string>& ignored);
+
  private:
-  const SafetensorsFile& file_of(const std::string& name) const;
+  struct Location {
+    size_t file = 0;     // index into files_
+    std::string stored;  // the name in that file
+  };
+  const Location& location(const std::string& name) const;
   std::string dir_;
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
-  std::map<std::string, size_t> where_;  // tensor name -> index into files_
+  std::map<std::string, Location> where_;  // tensor name as the model sees it
 };
 
 // Writes `tensors` into `dir` (created if needed) as save_pretrained does: one model.safetensors

@@ -1,12 +1,13 @@
 // What a model keeps between the steps of incremental decoding, split as vLLM and llama.cpp split
 // it: each layer of the model declares the state it needs (LayerStateSpec); the rollout engine
-// allocates and sizes the storage (rollout/kv_cache.h) and hands the model views of it. Today every
-// layer is attention and needs a KV cache; other kinds (a recurrent state for linear attention)
-// join as new LayerStateKinds.
+// allocates and sizes the storage (rollout/kv_cache.h) and hands the model views of it (llama.cpp's
+// hybrid memory: attention layers keep a KV cache, Gated DeltaNet layers a fixed-size recurrent
+// state, side by side).
 //
-// Storage layout seen through a view: a sequence owns one slot of `capacity` entries; entry
-// (slot, i) holds its token i and is row slot * capacity + i of each layer's flat
-// [slots * capacity, kv_heads, head_dim] keys and values.
+// Storage layout seen through a view: a sequence owns one slot. In an attention layer the slot
+// has `capacity` entries; entry (slot, i) holds its token i and is row slot * capacity + i of the
+// layer's flat [slots * capacity, kv_heads, head_dim] keys and values. In a linear-attention layer
+// the slot is row `slot` of its conv and recurrent states.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -16,12 +17,19 @@
 
 namespace verlpp::model {
 
-enum class LayerStateKind { kv_cache };
+enum class LayerStateKind { kv_cache, linear_attention };
 
 struct LayerStateSpec {
   LayerStateKind kind = LayerStateKind::kv_cache;
-  int64_t kv_heads = 0;
+  int64_t kv_heads = 0;  // kv_cache
   int64_t head_dim = 0;
+  // linear_attention (Gated DeltaNet, models.md §3.2): conv channels and the taps the window
+  // keeps (kernel - 1), value heads and the state's key/value dims.
+  int64_t conv_dim = 0;
+  int64_t conv_window = 0;
+  int64_t value_heads = 0;
+  int64_t key_head_dim = 0;
+  int64_t value_head_dim = 0;
 };
 
 // One attention layer's keys and values: [slots * capacity, kv_heads, head_dim] each, in the
@@ -31,11 +39,22 @@ struct KVCacheView {
   at::Tensor values;
 };
 
-// Every layer's state, indexed like the model's layers.
+// One Gated DeltaNet layer's state per slot: the last kernel - 1 pre-convolution columns
+// conv [slots, conv_dim, kernel - 1] (model dtype; transformers keeps kernel columns, the oldest
+// never read) and the delta rule's state recurrent [slots, value_heads, key_head_dim,
+// value_head_dim] in fp32 (the kernel's state dtype).
+struct RecurrentStateView {
+  at::Tensor conv;
+  at::Tensor recurrent;
+};
+
+// Every layer's state, indexed like the model's layers: layers[i] is defined for attention
+// layers, recurrent[i] for linear-attention ones.
 struct GenerationStateView {
   int64_t slots = 0;
   int64_t capacity = 0;
   std::vector<KVCacheView> layers;
+  std::vector<RecurrentStateView> recurrent;
 };
 
 // Where one decode step reads: sequence n (one query token each) attends to entries

@@ -17,10 +17,19 @@ KVCache::KVCache(const std::vector<model::LayerStateSpec>& layers, int64_t slots
   view_.capacity = capacity;
   const auto options = at::TensorOptions().dtype(dtype).device(device);
   for (const model::LayerStateSpec& spec : layers) {
+    if (spec.kind == model::LayerStateKind::linear_attention) {
+      view_.layers.emplace_back();
+      view_.recurrent.push_back(
+          {at::zeros({slots, spec.conv_dim, spec.conv_window}, options),
+           at::zeros({slots, spec.value_heads, spec.key_head_dim, spec.value_head_dim},
+                     options.dtype(at::kFloat))});
+      continue;
+    }
     // Zeros, not empty: the eager path multiplies entries beyond a sequence's length by a 0
     // weight, and 0 * (uninitialised NaN) would be NaN.
     view_.layers.push_back({at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options),
                             at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options)});
+    view_.recurrent.emplace_back();
   }
 }
 

@@ -1,7 +1,7 @@
 // The rollout's generation state storage (model/generation_state.h): preallocated once for a batch,
-// per layer the state its LayerStateSpec asks for; today keys and values
-// [slots * capacity, kv_heads, head_dim] in the model's dtype and on its device, a sequence owning
-// one slot.
+// per layer the state its LayerStateSpec asks for, a sequence owning one slot: keys and values
+// [slots * capacity, kv_heads, head_dim] for attention layers, conv and recurrent states for
+// linear-attention ones (model/generation_state.h), on the model's device.
 #pragma once
 
 #include <ATen/core/Tensor.h>

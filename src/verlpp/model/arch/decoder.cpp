@@ -3,6 +3,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/model/arch/dense_decoder.h"
 #include "verlpp/model/arch/qwen3_moe.h"
+#include "verlpp/model/layers/rms_norm.h"
 
 namespace verlpp::model {
 
@@ -23,10 +24,14 @@ void Decoder::declare_embedding() {
               &embed_tokens});
 }
 
-void Decoder::declare_head() {
+at::Tensor Decoder::final_norm(const at::Tensor& x) const {
+  return rms_norm(x, norm, config_.rms_norm_eps);
+}
+
+void Decoder::declare_head(WeightInit norm_init) {
   table_.add({"model.norm.weight",
               {config_.hidden_size},
-              WeightInit::ones,
+              norm_init,
               -1,
               0,
               "hidden_size",

@@ -31,6 +31,8 @@ class Decoder {
 
   // Layer `layer` on x [T, hidden_size] (the residual stream) -> the next residual stream.
   virtual LayerOutput layer(int64_t layer, const at::Tensor& x, const LayerContext& ctx) const = 0;
+  // The final norm before the output projection (default: rms_norm with `norm`).
+  virtual at::Tensor final_norm(const at::Tensor& x) const;
   // The state each layer keeps during generation (default: a KV cache of the attention shape).
   virtual std::vector<LayerStateSpec> generation_state() const;
   // Whether a decode step may be captured into a CUDA graph (verified for the dense decoders).
@@ -41,9 +43,10 @@ class Decoder {
   at::Tensor lm_head;       // [vocab, hidden]; undefined when tie_word_embeddings
 
  protected:
-  // Declares model.embed_tokens.weight (first) or model.norm.weight and lm_head.weight (last).
+  // Declares model.embed_tokens.weight (first) or model.norm.weight (random init `norm_init`)
+  // and lm_head.weight (last).
   void declare_embedding();
-  void declare_head();
+  void declare_head(WeightInit norm_init = WeightInit::ones);
 
   ModelConfig config_;
   WeightTable table_;

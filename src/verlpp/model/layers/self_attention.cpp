@@ -38,8 +38,6 @@ void declare_self_attention(WeightTable& table, const std::string& prefix, int64
   }
 }
 
-namespace {
-
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   const LayerContext& ctx, int64_t layer) {
   if (ctx.state != nullptr) {
@@ -52,8 +50,6 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   }
   return causal_attention(q, k, v, ctx.layout, ctx.scale);
 }
-
-}  // namespace
 
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const at::Tensor& h,
                           const LayerContext& ctx, int64_t layer) {

@@ -27,6 +27,12 @@ struct AttentionWeights {
 void declare_self_attention(WeightTable& table, const std::string& prefix, int64_t layer,
                             AttentionWeights& w, const ModelConfig& config);
 
+// Attention of q [T, heads, d] over k, v [T, kv_heads, d] for layer `layer`: with ctx.state, first
+// stores k and v at ctx.cache_rows of the layer's cache; with ctx.decode, attends over the cache
+// (decode_attention), else over the tokens themselves (causal_attention over ctx.layout).
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const LayerContext& ctx, int64_t layer);
+
 // h [T, hidden] (the input_layernorm output) -> [T, hidden]. With ctx.state, stores the tokens'
 // keys/values of layer `layer` at ctx.cache_rows; with ctx.decode, attends over the cache.
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& config, const at::Tensor& h,
