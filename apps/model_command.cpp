@@ -62,7 +62,31 @@ struct InitOptions {
   std::string tokenizer;
   uint64_t max_shard_bytes = 0;
   std::string norm_topk_prob = "true";
+  std::vector<std::string> layer_types;  // qwen3_5: one per layer
+  int64_t full_attention_interval = 4;
 };
+
+// Qwen3.5's own fields: layer types, Gated DeltaNet heads (defaults: the attention shape) and
+// partial rotary, checked by the config parser (the errors a config.json would get).
+void qwen3_5_fields(const InitOptions& o, const CLI::App& cmd, model::ModelConfig& c) {
+  model::LinearAttentionConfig& l = c.linear_attention;
+  if (cmd.count("--linear-num-key-heads") == 0) l.num_key_heads = c.num_key_value_heads;
+  if (cmd.count("--linear-num-value-heads") == 0) l.num_value_heads = c.num_attention_heads;
+  if (cmd.count("--linear-key-head-dim") == 0) l.key_head_dim = c.head_dim;
+  if (cmd.count("--linear-value-head-dim") == 0) l.value_head_dim = c.head_dim;
+  if (cmd.count("--partial-rotary-factor") == 0) c.partial_rotary_factor = 0.25;
+  if (cmd.count("--shared-expert-intermediate-size") == 0) {
+    c.moe.shared_expert_intermediate_size = c.moe.moe_intermediate_size;
+  }
+  nlohmann::json j = model::model_config_to_json(c);
+  if (o.layer_types.empty()) {
+    j.erase("layer_types");
+    j["full_attention_interval"] = o.full_attention_interval;
+  } else {
+    j["layer_types"] = o.layer_types;
+  }
+  c = model::parse_model_config(j, "verlpp model init");
+}
 
 int run_init(InitOptions o, const CLI::App& cmd) {
   model::ModelConfig c = o.config;
@@ -83,11 +107,13 @@ int run_init(InitOptions o, const CLI::App& cmd) {
     c.qkv_bias = c.architecture == model::Architecture::qwen2;
     c.qk_norm = c.architecture == model::Architecture::qwen3 ||
                 c.architecture == model::Architecture::qwen3_moe;
-    if (c.architecture == model::Architecture::qwen3_moe) {
+    const bool sparse = c.architecture == model::Architecture::qwen3_moe ||
+                        c.architecture == model::Architecture::qwen3_5_moe;
+    if (sparse) {
       for (const char* required :
            {"--num-experts", "--num-experts-per-tok", "--moe-intermediate-size"}) {
         if (cmd.count(required) == 0)
-          throw Error(std::string(required) + " is required with --arch qwen3_moe");
+          throw Error(std::string(required) + " is required with --arch " + o.arch);
       }
       if (c.moe.decoder_sparse_step < 1) throw Error("--decoder-sparse-step must be >= 1");
       if (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts) {
@@ -101,11 +127,16 @@ int run_init(InitOptions o, const CLI::App& cmd) {
         throw Error("--norm-topk-prob: expected true or false");
       c.moe.norm_topk_prob = o.norm_topk_prob == "true";
     } else if (cmd.count("--num-experts") != 0) {
-      throw Error("--num-experts needs --arch qwen3_moe");
+      throw Error("--num-experts needs --arch qwen3_moe or qwen3_5_moe");
     }
     if (o.tie != "true" && o.tie != "false")
       throw Error("--tie-word-embeddings: expected true or false");
     c.tie_word_embeddings = o.tie == "true";
+    if (c.is_qwen3_5()) {
+      qwen3_5_fields(o, cmd, c);
+    } else if (!o.layer_types.empty() || cmd.count("--linear-num-key-heads") != 0) {
+      throw Error("--layer-types and --linear-* need --arch qwen3_5 or qwen3_5_moe");
+    }
   }
   const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
@@ -170,9 +201,11 @@ Command add_model_command(CLI::App& app) {
   auto io = std::make_shared<InitOptions>();
   CLI::App* i = cmd->add_subcommand("init", "write a random-init Hugging Face checkpoint");
   i->add_option("--output", io->output, "directory to write")->required();
-  i->add_option("--preset", io->preset,
-                "qwen3-0.6b, qwen3-1.7b or qwen3-30b-a3b (sizes of the published config)");
-  i->add_option("--arch", io->arch, "qwen3, qwen2, llama or qwen3_moe");
+  i->add_option(
+      "--preset", io->preset,
+      "qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b, qwen3.5-2b or qwen3.5-35b-a3b (sizes of the "
+      "published config)");
+  i->add_option("--arch", io->arch, "qwen3, qwen2, llama, qwen3_moe, qwen3_5 or qwen3_5_moe");
   i->add_option("--hidden-size", io->config.hidden_size);
   i->add_option("--intermediate-size", io->config.intermediate_size);
   i->add_option("--num-hidden-layers", io->config.num_hidden_layers);
@@ -192,6 +225,26 @@ Command add_model_command(CLI::App& app) {
       ->default_val(1);
   i->add_option("--mlp-only-layers", io->config.moe.mlp_only_layers,
                 "qwen3_moe: dense layers (indices)");
+  i->add_option("--shared-expert-intermediate-size", io->config.moe.shared_expert_intermediate_size,
+                "qwen3_5_moe: the shared expert (default: --moe-intermediate-size)");
+  i->add_option("--layer-types", io->layer_types,
+                "qwen3_5: full_attention or linear_attention per layer");
+  i->add_option("--full-attention-interval", io->full_attention_interval,
+                "qwen3_5 without --layer-types: every k-th layer is full attention")
+      ->default_val(4);
+  i->add_option("--linear-num-key-heads", io->config.linear_attention.num_key_heads,
+                "qwen3_5: Gated DeltaNet key heads (default: key-value heads)");
+  i->add_option("--linear-num-value-heads", io->config.linear_attention.num_value_heads,
+                "qwen3_5: value heads (default: attention heads)");
+  i->add_option("--linear-key-head-dim", io->config.linear_attention.key_head_dim,
+                "qwen3_5 (default: head dim)");
+  i->add_option("--linear-value-head-dim", io->config.linear_attention.value_head_dim,
+                "qwen3_5 (default: head dim)");
+  i->add_option("--linear-conv-kernel-dim", io->config.linear_attention.conv_kernel_dim,
+                "qwen3_5: the short convolution's taps")
+      ->default_val(4);
+  i->add_option("--partial-rotary-factor", io->config.partial_rotary_factor,
+                "qwen3_5: the share of head_dim RoPE rotates (default 0.25)");
   i->add_option("--max-position-embeddings", io->config.max_position_embeddings)
       ->default_val(32768);
   i->add_option("--rope-theta", io->config.rope_theta)->default_val(1000000.0);

@@ -56,6 +56,8 @@ expect_has "prompt 1024 + response 2048 + 1 = 3073 tokens but max_model_len is 3
 MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b run examples/run_qwen3_5_35b_fsdp_turbo.sh
 expect_rc 0 "seed 000"
 expect_has "fsdp_turbo: fully_shard 8 · ep 8 · ulysses 1" "seed 000 turbo"
+expect_has "40 layers (30 linear attention, 10 full attention), 16 attention heads, 2 KV heads, 16/32 linear-attention key/value heads, 256 experts" \
+  "seed 000 Qwen3.5-MoE layer mix"
 expect_has "tp 4 · dp 1 · pp 1 = 4 devices per replica, 8 devices → 2 replicas" "seed 000 rollout"
 expect_has "engine_kwargs.vllm.compilation_config.cudagraph_mode" "seed 000 ignored vllm kwargs"
 MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b GEN_TP=3 run examples/run_qwen3_5_35b_fsdp_turbo.sh

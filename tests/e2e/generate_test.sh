@@ -2,9 +2,9 @@
 # `verlpp generate` on the CPU with a tiny random-init Qwen3 checkpoint carrying the Qwen3 tokenizer
 # (tests/fixtures/tokenizers/qwen3): JSONL rows from a verl data file with the GSM8K scorer, --n
 # samples, --ignore-eos lengths, chat-templated --prompt texts, greedy and seeded determinism, the
-# summary line, and errors; token ids in and out (--input) on the Qwen3-MoE fixtures, with and
-# without the KV cache, against transformers' greedy generate. Usage: generate_test.sh VERLPP
-# SOURCE_DIR
+# summary line, and errors; token ids in and out (--input) on the Qwen3-MoE and Qwen3.5 fixtures
+# (Qwen3.5 prompts up to 130 tokens: longer than one 64-token delta-rule chunk), with and without
+# the KV cache, against transformers' greedy generate. Usage: generate_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
 SRC=$2
@@ -69,7 +69,7 @@ PY
 
 # --input: token ids in, token ids out, no tokenizer; transformers' greedy tokens
 # (tests/fixtures/rollout/<model>.response_ids.jsonl, from greedy.json) with and without the cache.
-for model in qwen3_moe qwen3_moe_sparse; do
+for model in qwen3_moe qwen3_moe_sparse qwen3_5 qwen3_5_moe; do
   fixture="$SRC/tests/fixtures/rollout/$model"
   for cache in "" --no-kv-cache; do
     "$VERLPP" generate --model "$SRC/tests/fixtures/model/$model" --input "$fixture.prompt_ids.jsonl"       --greedy --ignore-eos --response-length 12 --dtype float32 --device cpu --threads 1 $cache       > "$work/ids.jsonl" 2> "$work/ids.err" || fail "generate --input $model $cache: $(cat "$work/ids.err")"

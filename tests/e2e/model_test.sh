@@ -41,7 +41,7 @@ if [ "$rc" -ne 1 ] || ! grep -qF "neither model.safetensors nor model.safetensor
   fail "missing weights (exit $rc): $out"
 fi
 out=$("$VERLPP" model init --preset qwen9 --output "$work/x" 2>&1); rc=$?
-if [ "$rc" -ne 1 ] || ! grep -qF "unknown preset (known: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b)" <<<"$out"; then
+if [ "$rc" -ne 1 ] || ! grep -qF "unknown preset (known: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b, qwen3.5-2b, qwen3.5-35b-a3b)" <<<"$out"; then
   fail "unknown preset (exit $rc): $out"
 fi
 exit $((failures > 0))

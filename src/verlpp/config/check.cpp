@@ -87,11 +87,21 @@ std::string format_report(const CheckReport& r) {
       l.world, t.nnodes, t.n_gpus_per_node, t.device);
   out += fmt::format("  config: {}\n", r.composed.origin);
   if (l.model) {
-    out +=
-        fmt::format("  model: {} ({}): {} layers, {} attention heads, {} KV heads{}\n",
-                    l.model->architecture, l.model->source, l.model->num_hidden_layers,
-                    l.model->num_attention_heads, l.model->num_key_value_heads,
-                    l.model->num_experts ? fmt::format(", {} experts", *l.model->num_experts) : "");
+    const model::ModelShape& m = *l.model;
+    const std::string mix =
+        m.linear_attention_layers > 0
+            ? fmt::format(" ({} linear attention, {} full attention)", m.linear_attention_layers,
+                          m.num_hidden_layers - m.linear_attention_layers)
+            : "";
+    const std::string linear_heads =
+        m.linear_attention_layers > 0
+            ? fmt::format(", {}/{} linear-attention key/value heads", m.linear_num_key_heads,
+                          m.linear_num_value_heads)
+            : "";
+    out += fmt::format("  model: {} ({}): {} layers{}, {} attention heads, {} KV heads{}{}\n",
+                       m.architecture, m.source, m.num_hidden_layers, mix, m.num_attention_heads,
+                       m.num_key_value_heads, linear_heads,
+                       m.num_experts ? fmt::format(", {} experts", *m.num_experts) : "");
   } else {
     out += "  model: " + r.model_note + "; layer and head checks skipped\n";
   }

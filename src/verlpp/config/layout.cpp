@@ -35,6 +35,16 @@ void check_heads(const std::optional<model::ModelShape>& model, std::int64_t tp,
                     tp, model->num_attention_heads, model->source),
         fmt::format("{}={}", key, std::gcd(tp, model->num_attention_heads)));
   }
+  for (const auto& [heads, what] :
+       {std::pair{model->linear_num_key_heads, "linear-attention key heads (linear_num_key_heads)"},
+        {model->linear_num_value_heads, "linear-attention value heads (linear_num_value_heads)"}}) {
+    if (model->linear_attention_layers > 0 && heads > 0 && heads % tp != 0) {
+      add_error(out, key,
+                fmt::format("tensor parallel size {} does not divide the model's {} {} ({})", tp,
+                            heads, what, model->source),
+                fmt::format("{}={}", key, std::gcd(tp, heads)));
+    }
+  }
   const std::int64_t kv = model->num_key_value_heads;
   const bool kv_ok = kv % tp == 0 || (replicate_kv && tp % kv == 0);
   if (!kv_ok) {

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "verlpp/core/atomic_file.h"
@@ -16,7 +17,6 @@
 #include "verlpp/core/error.h"
 #include "verlpp/model/arch/decoder.h"
 #include "verlpp/model/checkpoint.h"
-#include "verlpp/model/layers/rms_norm.h"
 
 namespace verlpp::model {
 
@@ -107,7 +107,37 @@ struct CausalLM::Impl {
         router_logits->push_back(std::move(out.router_logits));
       }
     }
-    return rms_norm(x, decoder->norm, config().rms_norm_eps);
+    return decoder->final_norm(x);
+  }
+
+  // The chunked delta-rule layout of the layout's sequences, for models with linear attention.
+  void add_delta_rule_layout(LayerContext& ctx, int64_t tokens) const {
+    if (config().layer_types.empty()) return;
+    const SequenceLayout& l = ctx.layout;
+    std::vector<int64_t> starts = l.starts, lengths = l.lengths;
+    if (l.padded()) {
+      starts.clear();
+      for (int64_t b = 0; b < l.batch; ++b) starts.push_back(b * l.length);
+      lengths.assign(static_cast<size_t>(l.batch), l.length);
+    }
+    ctx.delta_rule = std::make_shared<const DeltaRuleLayout>(
+        DeltaRuleLayout::build(starts, lengths, tokens, decoder->embed_tokens.device()));
+  }
+
+  // The checkpoint as this architecture reads it: Qwen3.5's vision-language layout keeps the text
+  // model under model.language_model.* (transformers' qwen3_5_text PrefixChange); the vision tower
+  // and the multi-token-prediction head are not part of the text model.
+  CheckpointReader open(const std::string& dir) const {
+    CheckpointReader reader(dir);
+    if (!config().is_qwen3_5()) return reader;
+    const int64_t skipped =
+        reader.map_prefix("model.language_model.", "model.", {"model.visual.", "mtp."});
+    if (skipped > 0) {
+      std::cerr << "verlpp: " << dir << ": skipped " << skipped
+                << " tensors of model.visual.* and mtp.* (the vision tower and MTP head; verlpp "
+                   "runs the text model)\n";
+    }
+    return reader;
   }
 };
 
@@ -127,7 +157,7 @@ std::shared_ptr<CausalLM::Impl> empty_impl(const ModelConfig& config) {
 CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
                                    const at::Device& device) {
   auto impl = empty_impl(load_model_config(dir));
-  impl->decoder->weights().load(CheckpointReader(dir), dtype, device,
+  impl->decoder->weights().load(impl->open(dir), dtype, device,
                                 architecture_class(impl->config().architecture));
   impl->inv_freq = impl->inv_freq.to(device);
   return CausalLM(impl);
@@ -170,8 +200,7 @@ void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
 }
 
 void CausalLM::load_weights(const std::string& dir) {
-  impl_->decoder->weights().copy_from(CheckpointReader(dir),
-                                      architecture_class(config().architecture));
+  impl_->decoder->weights().copy_from(impl_->open(dir), architecture_class(config().architecture));
 }
 
 at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,
@@ -192,6 +221,7 @@ at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tenso
                             input_ids.size(0)));
   }
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
+  impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits);
 }
 
@@ -214,6 +244,7 @@ at::Tensor CausalLM::forward_padded(const at::Tensor& input_ids, const at::Tenso
     pos = (mask.cumsum(1) - 1).clamp_min(0) * mask;
   }
   ctx.rope = rope_tables(impl_->inv_freq, pos.to(dev).reshape({B * L}), dtype());
+  impl_->add_delta_rule_layout(ctx, B * L);
   const at::Tensor ids = input_ids.to(dev, at::kLong).reshape({B * L});
   return impl_->run(ids, ctx, router_logits).view({B, L, config().hidden_size});
 }
@@ -259,6 +290,8 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   ctx.state = &state;
   ctx.cache_rows = at::tensor(rows, at::kLong).to(dev);
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
+  ctx.sequence_slots = slots;
+  impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr);
 }
 

@@ -110,6 +110,40 @@ MoeConfig parse_moe(const json& j, int64_t layers, const std::string& source) {
   return m;
 }
 
+// Qwen3.5's partial rotary factor (rope_parameters > top-level key > 0.25, the value the text
+// config injects) and M-RoPE sections, checked against head_dim.
+void parse_partial_rope(const json& j, const std::string& source, ModelConfig& c) {
+  c.partial_rotary_factor = get_double(j, "partial_rotary_factor", source, 0.25);
+  const json params = j.contains("rope_parameters") && j["rope_parameters"].is_object()
+                          ? j["rope_parameters"]
+                          : json::object();
+  const std::string where = source + ": rope_parameters";
+  c.partial_rotary_factor =
+      get_double(params, "partial_rotary_factor", where, c.partial_rotary_factor);
+  const int64_t r = c.rotary_dim();
+  if (!(c.partial_rotary_factor > 0.0 && c.partial_rotary_factor <= 1.0) || r < 2 || r % 2 != 0) {
+    throw Error(fmt::format(
+        "{}: partial_rotary_factor {} gives rotary dimension int(head_dim {} * {}) = {}; expected "
+        "an even number of channels in [2, head_dim]",
+        source, c.partial_rotary_factor, c.head_dim, c.partial_rotary_factor, r));
+  }
+  if (!params.contains("mrope_section") || params["mrope_section"].is_null()) return;
+  const json& sections = params["mrope_section"];
+  int64_t sum = 0;
+  for (const json& s : sections.is_array() ? sections : json::array({sections})) {
+    if (!s.is_number_integer() || s.get<int64_t>() < 0) {
+      throw Error(where + ": mrope_section must be a list of non-negative integers, got " +
+                  sections.dump());
+    }
+    c.mrope_section.push_back(s.get<int64_t>());
+    sum += s.get<int64_t>();
+  }
+  if (sum != r / 2) {
+    throw Error(fmt::format("{}: mrope_section {} sums to {}, expected rotary dimension / 2 = {}",
+                            where, sections.dump(), sum, r / 2));
+  }
+}
+
 void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
   json scaling;
   if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
@@ -117,6 +151,7 @@ void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
     c.rope_theta = get_double(scaling, "rope_theta", source + ": rope_parameters", c.rope_theta);
   }
   c.rope_theta = get_double(j, "rope_theta", source, c.rope_theta);
+  if (c.is_qwen3_5()) parse_partial_rope(j, source, c);
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) scaling = j["rope_scaling"];
   if (scaling.is_null()) return;
   const std::string where = source + ": rope scaling";
@@ -141,6 +176,61 @@ void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
   }
 }
 
+// Qwen3.5's layer_types (legacy names remapped as transformers does), or when absent every
+// full_attention_interval-th layer full attention (models.md §2).
+std::vector<LayerType> parse_layer_types(const json& j, int64_t layers, const std::string& source) {
+  std::vector<LayerType> types;
+  if (!j.contains("layer_types") || j["layer_types"].is_null()) {
+    const int64_t interval = get_int(j, "full_attention_interval", source, 4);
+    for (int64_t i = 0; i < layers; ++i) {
+      types.push_back((i + 1) % interval == 0 ? LayerType::full_attention
+                                              : LayerType::linear_attention);
+    }
+    return types;
+  }
+  const json& list = j["layer_types"];
+  if (!list.is_array() || static_cast<int64_t>(list.size()) != layers) {
+    throw Error(fmt::format(
+        "{}: layer_types must be a list of num_hidden_layers = {} entries, got {} entries", source,
+        layers, list.is_array() ? std::to_string(list.size()) : list.dump()));
+  }
+  for (const json& t : list) {
+    const std::string name = t.is_string() ? t.get<std::string>() : t.dump();
+    if (name == "full_attention" || name == "attention") {
+      types.push_back(LayerType::full_attention);
+    } else if (name == "linear_attention" || name == "mamba" || name == "conv") {
+      types.push_back(LayerType::linear_attention);
+    } else {
+      throw Error(fmt::format(
+          "{}: layer_types entry '{}' is not supported (full_attention, linear_attention)", source,
+          name));
+    }
+  }
+  return types;
+}
+
+LinearAttentionConfig parse_linear_attention(const json& j, const std::string& source) {
+  LinearAttentionConfig l;
+  l.num_key_heads = get_int(j, "linear_num_key_heads", source, 16);
+  l.num_value_heads = get_int(j, "linear_num_value_heads", source, 32);
+  l.key_head_dim = get_int(j, "linear_key_head_dim", source, 128);
+  l.value_head_dim = get_int(j, "linear_value_head_dim", source, 128);
+  l.conv_kernel_dim = get_int(j, "linear_conv_kernel_dim", source, 4);
+  if (l.num_value_heads % l.num_key_heads != 0) {
+    throw Error(
+        fmt::format("{}: linear_num_value_heads {} is not a multiple of linear_num_key_heads {}",
+                    source, l.num_value_heads, l.num_key_heads));
+  }
+  return l;
+}
+
+// tie_word_embeddings of a Qwen3.5 config: either the top-level or text_config flag (see the
+// header).
+bool qwen3_5_tied(const json& top, const json& text, const std::string& source) {
+  return get_bool(top, "tie_word_embeddings", source, false) ||
+         get_bool(text, "tie_word_embeddings", source + ": text_config", false);
+}
+
 }  // namespace
 
 namespace {
@@ -157,6 +247,10 @@ constexpr Registered kRegistry[] = {
     {Architecture::qwen3, "Qwen3ForCausalLM", "qwen3"},
     {Architecture::llama, "LlamaForCausalLM", "llama"},
     {Architecture::qwen3_moe, "Qwen3MoeForCausalLM", "qwen3_moe"},
+    {Architecture::qwen3_5, "Qwen3_5ForCausalLM", "qwen3_5_text"},
+    {Architecture::qwen3_5, "Qwen3_5ForConditionalGeneration", "qwen3_5"},
+    {Architecture::qwen3_5_moe, "Qwen3_5MoeForCausalLM", "qwen3_5_moe_text"},
+    {Architecture::qwen3_5_moe, "Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe"},
 };
 
 const Registered& registered(Architecture a) {
@@ -182,6 +276,19 @@ Architecture parse_architecture(const std::string& name, const std::string& wher
                           fmt::join(names, ", ")));
 }
 
+bool ModelConfig::is_linear_attention_layer(int64_t layer) const {
+  return layer >= 0 && layer < static_cast<int64_t>(layer_types.size()) &&
+         layer_types[static_cast<size_t>(layer)] == LayerType::linear_attention;
+}
+
+int64_t ModelConfig::rotary_dim() const {
+  return static_cast<int64_t>(static_cast<double>(head_dim) * partial_rotary_factor);
+}
+
+bool ModelConfig::is_qwen3_5() const {
+  return architecture == Architecture::qwen3_5 || architecture == Architecture::qwen3_5_moe;
+}
+
 bool ModelConfig::is_sparse_layer(int64_t layer) const {
   if (moe.num_experts <= 0) return false;
   for (int64_t dense : moe.mlp_only_layers) {
@@ -193,37 +300,52 @@ bool ModelConfig::is_sparse_layer(int64_t layer) const {
 int64_t ModelConfig::num_parameters() const {
   const int64_t q = num_attention_heads * head_dim;
   const int64_t kv = num_key_value_heads * head_dim;
-  int64_t attention = hidden_size * q + 2 * hidden_size * kv + q * hidden_size + 2 * hidden_size;
-  if (qkv_bias) attention += q + 2 * kv;
+  // Qwen3.5's q_proj also computes the output gate (2 q rows).
+  const int64_t q_rows = is_qwen3_5() ? 2 * q : q;
+  int64_t attention =
+      hidden_size * q_rows + 2 * hidden_size * kv + q * hidden_size + 2 * hidden_size;
+  if (qkv_bias) attention += q_rows + 2 * kv;
   if (o_bias) attention += hidden_size;
   if (qk_norm) attention += 2 * head_dim;
   int64_t dense_mlp = 3 * hidden_size * intermediate_size;
   if (mlp_bias) dense_mlp += 2 * intermediate_size + hidden_size;
+  const int64_t shared = moe.shared_expert_intermediate_size;
   const int64_t sparse_mlp = moe.num_experts * (3 * hidden_size * moe.moe_intermediate_size) +
-                             moe.num_experts * hidden_size;
+                             moe.num_experts * hidden_size +
+                             (shared > 0 ? 3 * hidden_size * shared + hidden_size : 0);
+  // Gated DeltaNet: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, conv1d, dt_bias, A_log, norm,
+  // out_proj, and the layer's two norms.
+  const LinearAttentionConfig& l = linear_attention;
+  const int64_t linear = hidden_size * l.conv_dim() + hidden_size * l.value_dim() +
+                         2 * hidden_size * l.num_value_heads + l.conv_dim() * l.conv_kernel_dim +
+                         2 * l.num_value_heads + l.value_head_dim + l.value_dim() * hidden_size +
+                         2 * hidden_size;
   int64_t layers = 0;
   for (int64_t i = 0; i < num_hidden_layers; ++i) {
-    layers += attention + (is_sparse_layer(i) ? sparse_mlp : dense_mlp);
+    layers += (is_linear_attention_layer(i) ? linear : attention) +
+              (is_sparse_layer(i) ? sparse_mlp : dense_mlp);
   }
   const int64_t embed = vocab_size * hidden_size;
   return layers + embed * (tie_word_embeddings ? 1 : 2) + hidden_size;
 }
 
-ModelConfig parse_model_config(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object()) throw Error(source + ": expected a JSON object");
-  ModelConfig c;
-  c.architecture = architecture_of(j, source);
+namespace {
+
+// The fields every architecture shares, from `j` (Qwen3.5: its text_config).
+void parse_common(const json& j, const std::string& source, ModelConfig& c) {
   c.vocab_size = get_int(j, "vocab_size", source);
   c.hidden_size = get_int(j, "hidden_size", source);
   const bool sparse = c.architecture == Architecture::qwen3_moe;
-  c.intermediate_size =
-      get_int(j, "intermediate_size", source, sparse ? std::optional<int64_t>(6144) : std::nullopt);
+  std::optional<int64_t> intermediate;
+  if (sparse) intermediate = 6144;
+  if (c.architecture == Architecture::qwen3_5_moe) intermediate = 0;  // every layer sparse
+  c.intermediate_size = get_int(j, "intermediate_size", source, intermediate);
   c.num_hidden_layers = get_int(j, "num_hidden_layers", source);
-  if (sparse) c.moe = parse_moe(j, c.num_hidden_layers, source);
   c.num_attention_heads = get_int(j, "num_attention_heads", source);
   c.num_key_value_heads = get_int(j, "num_key_value_heads", source, c.num_attention_heads);
-  const int64_t default_head_dim =
-      c.architecture == Architecture::qwen3 ? 128 : c.hidden_size / c.num_attention_heads;
+  int64_t default_head_dim = c.hidden_size / c.num_attention_heads;
+  if (c.architecture == Architecture::qwen3) default_head_dim = 128;
+  if (c.is_qwen3_5()) default_head_dim = 256;
   c.head_dim = get_int(j, "head_dim", source, default_head_dim);
   c.max_position_embeddings = get_int(j, "max_position_embeddings", source, 32768);
   c.rms_norm_eps = get_double(j, "rms_norm_eps", source, 1e-6);
@@ -232,8 +354,8 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
         fmt::format("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}",
                     source, c.num_attention_heads, c.num_key_value_heads));
   }
-  if (c.architecture != Architecture::qwen3 && !j.contains("head_dim") &&
-      c.hidden_size % c.num_attention_heads != 0) {
+  if (!j.contains("head_dim") && default_head_dim * c.num_attention_heads != c.hidden_size &&
+      c.architecture != Architecture::qwen3 && !c.is_qwen3_5()) {
     throw Error(source + ": hidden_size is not a multiple of num_attention_heads");
   }
   if (j.contains("hidden_act") && j["hidden_act"] != "silu") {
@@ -242,26 +364,83 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
   if (get_bool(j, "use_sliding_window", source, false)) {
     throw Error(source + ": use_sliding_window=true is not supported");
   }
-  if (j.contains("layer_types") && j["layer_types"].is_array()) {
-    for (const auto& t : j["layer_types"]) {
-      if (t != "full_attention") {
-        throw Error(source + ": layer_types entry " + t.dump() +
-                    " is not supported (full_attention only)");
-      }
-    }
-  }
-  parse_rope(j, source, c);
-  const bool attention_bias = get_bool(j, "attention_bias", source, false);
-  c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
-  c.o_bias = c.architecture != Architecture::qwen2 && attention_bias;
-  c.mlp_bias = c.architecture == Architecture::llama && get_bool(j, "mlp_bias", source, false);
-  c.qk_norm = c.architecture == Architecture::qwen3 || sparse;
-  c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", source, false);
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (j.contains(key) && j[key].is_string()) c.torch_dtype = j[key].get<std::string>();
   }
   c.bos_token_id = token_id(j, "bos_token_id");
   c.eos_token_id = token_id(j, "eos_token_id");
+}
+
+// Every layer full attention, for the architectures without linear attention.
+void reject_layer_types(const json& j, const std::string& source) {
+  if (!j.contains("layer_types") || !j["layer_types"].is_array()) return;
+  for (const auto& t : j["layer_types"]) {
+    if (t != "full_attention") {
+      throw Error(source + ": layer_types entry " + t.dump() +
+                  " is not supported (full_attention only)");
+    }
+  }
+}
+
+// Qwen3.5 (models.md §2-§4): hybrid layers, (1 + w) norms, gated attention with q/k norms and
+// partial RoPE, and for Qwen3.5-MoE a sparse block with a shared expert on every layer (the
+// block always renormalises its top-k weights; decoder_sparse_step and mlp_only_layers are not
+// read by transformers' Qwen3_5Moe classes).
+void parse_qwen3_5(const json& j, const std::string& source, ModelConfig& c) {
+  c.layer_types = parse_layer_types(j, c.num_hidden_layers, source);
+  c.linear_attention = parse_linear_attention(j, source);
+  c.qk_norm = true;
+  if (c.architecture != Architecture::qwen3_5_moe) return;
+  MoeConfig& m = c.moe;
+  m = parse_moe(j, c.num_hidden_layers, source);
+  if (!j.contains("moe_intermediate_size")) m.moe_intermediate_size = 512;
+  m.norm_topk_prob = true;
+  m.decoder_sparse_step = 1;
+  m.mlp_only_layers.clear();
+  m.shared_expert_intermediate_size = get_int(j, "shared_expert_intermediate_size", source, 512);
+}
+
+// The class named by `architectures` is a vision-language one (its text model in text_config).
+bool names_vision_language_class(const json& top) {
+  const auto it = top.find("architectures");
+  return it != top.end() && it->is_array() && it->size() == 1 && (*it)[0].is_string() &&
+         (*it)[0].get<std::string>().ends_with("ForConditionalGeneration");
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(const nlohmann::json& top, const std::string& source) {
+  if (!top.is_object()) throw Error(source + ": expected a JSON object");
+  ModelConfig c;
+  c.architecture = architecture_of(top, source);
+  c.vision_language = c.is_qwen3_5() && top.contains("text_config");
+  if (c.is_qwen3_5() && names_vision_language_class(top) && !c.vision_language) {
+    throw Error(source + ": missing 'text_config' (a " +
+                top["architectures"][0].get<std::string>() +
+                " config keeps its language model's fields there)");
+  }
+  if (c.vision_language && !top["text_config"].is_object()) {
+    throw Error(source + ": 'text_config' must be an object, got " + top["text_config"].dump());
+  }
+  const json& j = c.vision_language ? top["text_config"] : top;
+  const std::string where = c.vision_language ? source + ": text_config" : source;
+  parse_common(j, where, c);
+  if (c.is_qwen3_5()) {
+    parse_qwen3_5(j, where, c);
+  } else {
+    reject_layer_types(j, where);
+  }
+  if (c.architecture == Architecture::qwen3_moe) c.moe = parse_moe(j, c.num_hidden_layers, where);
+  parse_rope(j, where, c);
+  const bool attention_bias = get_bool(j, "attention_bias", where, false);
+  c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
+  c.o_bias = c.architecture != Architecture::qwen2 && attention_bias;
+  c.mlp_bias = c.architecture == Architecture::llama && get_bool(j, "mlp_bias", where, false);
+  if (c.architecture == Architecture::qwen3 || c.architecture == Architecture::qwen3_moe) {
+    c.qk_norm = true;
+  }
+  c.tie_word_embeddings = c.is_qwen3_5() ? qwen3_5_tied(top, j, source)
+                                         : get_bool(j, "tie_word_embeddings", where, false);
   return c;
 }
 
@@ -278,6 +457,43 @@ ModelConfig load_model_config(const std::string& path) {
   }
   return parse_model_config(j, file.string());
 }
+
+namespace {
+
+const char* layer_type_name(LayerType t) {
+  return t == LayerType::full_attention ? "full_attention" : "linear_attention";
+}
+
+// Qwen3_5TextConfig / Qwen3_5MoeTextConfig's own fields.
+void add_qwen3_5_fields(const ModelConfig& c, json& j) {
+  std::vector<std::string> types;
+  for (LayerType t : c.layer_types) types.emplace_back(layer_type_name(t));
+  j["layer_types"] = types;
+  const LinearAttentionConfig& l = c.linear_attention;
+  j["linear_num_key_heads"] = l.num_key_heads;
+  j["linear_num_value_heads"] = l.num_value_heads;
+  j["linear_key_head_dim"] = l.key_head_dim;
+  j["linear_value_head_dim"] = l.value_head_dim;
+  j["linear_conv_kernel_dim"] = l.conv_kernel_dim;
+  j["attn_output_gate"] = true;
+  j["partial_rotary_factor"] = c.partial_rotary_factor;
+  j["rope_parameters"]["partial_rotary_factor"] = c.partial_rotary_factor;
+  if (!c.mrope_section.empty()) {
+    j["rope_parameters"]["mrope_section"] = c.mrope_section;
+    j["rope_parameters"]["mrope_interleaved"] = true;
+  }
+  j["dtype"] = c.torch_dtype;
+  if (c.architecture != Architecture::qwen3_5_moe) return;
+  j.erase("intermediate_size");
+  j["num_experts"] = c.moe.num_experts;
+  j["num_experts_per_tok"] = c.moe.num_experts_per_tok;
+  j["moe_intermediate_size"] = c.moe.moe_intermediate_size;
+  j["shared_expert_intermediate_size"] = c.moe.shared_expert_intermediate_size;
+  j["router_aux_loss_coef"] = c.moe.router_aux_loss_coef;
+  j["output_router_logits"] = false;
+}
+
+}  // namespace
 
 nlohmann::json model_config_to_json(const ModelConfig& c) {
   json j = {{"architectures", {architecture_class(c.architecture)}},
@@ -298,7 +514,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
             {"use_cache", true}};
   if (c.architecture != Architecture::qwen2) j["attention_bias"] = c.o_bias;
   if (c.architecture == Architecture::llama) j["mlp_bias"] = c.mlp_bias;
-  if (c.architecture != Architecture::llama) {
+  if (c.architecture != Architecture::llama && !c.is_qwen3_5()) {
     j["use_sliding_window"] = false;
     j["sliding_window"] = nullptr;
     j["max_window_layers"] = c.num_hidden_layers;
@@ -319,6 +535,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
   json params = {{"rope_type", c.rope_scaling.type}, {"rope_theta", c.rope_theta}};
   if (j["rope_scaling"].is_object()) params.update(j["rope_scaling"]);
   j["rope_parameters"] = params;
+  if (c.is_qwen3_5()) add_qwen3_5_fields(c, j);
   if (c.architecture == Architecture::qwen3_moe) {
     j["num_experts"] = c.moe.num_experts;
     j["num_experts_per_tok"] = c.moe.num_experts_per_tok;
@@ -377,6 +594,13 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
   shape.num_hidden_layers = *layers;
   shape.num_attention_heads = *heads;
   shape.num_key_value_heads = integer_field(text, top, "num_key_value_heads").value_or(*heads);
+  if (text.contains("layer_types") && text["layer_types"].is_array()) {
+    for (const json& t : text["layer_types"]) {
+      if (t == "linear_attention" || t == "mamba" || t == "conv") ++shape.linear_attention_layers;
+    }
+  }
+  shape.linear_num_key_heads = integer_field(text, top, "linear_num_key_heads").value_or(0);
+  shape.linear_num_value_heads = integer_field(text, top, "linear_num_value_heads").value_or(0);
   for (const json* object : {&text, &top}) {
     if (const auto key = expert_count_key(*object)) {
       shape.num_experts = integer_field(*object, *object, key->c_str());

@@ -4,7 +4,10 @@
 //
 // Supported `architectures` (the registry; field names and defaults are transformers'):
 //   Qwen2ForCausalLM (Qwen2, Qwen2.5; Qwen2Config), Qwen3ForCausalLM (Qwen3 dense; Qwen3Config),
-//   LlamaForCausalLM (Llama 2/3; LlamaConfig), Qwen3MoeForCausalLM (Qwen3-MoE; Qwen3MoeConfig).
+//   LlamaForCausalLM (Llama 2/3; LlamaConfig), Qwen3MoeForCausalLM (Qwen3-MoE; Qwen3MoeConfig),
+//   Qwen3_5ForCausalLM / Qwen3_5ForConditionalGeneration (Qwen3.5; Qwen3_5TextConfig inside
+//   Qwen3_5Config's text_config) and Qwen3_5MoeForCausalLM / Qwen3_5MoeForConditionalGeneration
+//   (Qwen3.5-MoE; Qwen3_5MoeTextConfig). Of a vision-language config only the text model is read.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,10 @@
 
 namespace verlpp::model {
 
-enum class Architecture { qwen2, qwen3, llama, qwen3_moe };
+enum class Architecture { qwen2, qwen3, llama, qwen3_moe, qwen3_5, qwen3_5_moe };
+
+// What a decoder layer mixes tokens with (transformers' layer_types).
+enum class LayerType { full_attention, linear_attention };
 
 // RoPE frequency scaling (transformers' rope_scaling / rope_parameters). Types: "default",
 // "linear" (inv_freq / factor), "llama3" (Llama 3.1's smooth scaling, see layers/rope.h).
@@ -36,6 +42,20 @@ struct MoeConfig {
   int64_t decoder_sparse_step = 1;    // layer i is sparse iff (i + 1) % step == 0 ...
   std::vector<int64_t> mlp_only_layers;  // ... and i is not listed here
   double router_aux_loss_coef = 0.001;
+  int64_t shared_expert_intermediate_size = 0;  // Qwen3.5-MoE's shared expert; 0: none
+};
+
+// Gated DeltaNet, the linear attention of Qwen3.5's linear_attention layers (models.md §3).
+struct LinearAttentionConfig {
+  int64_t num_key_heads = 0;    // linear_num_key_heads, Hk
+  int64_t num_value_heads = 0;  // linear_num_value_heads, Hv (a multiple of Hk)
+  int64_t key_head_dim = 0;     // linear_key_head_dim, dk
+  int64_t value_head_dim = 0;   // linear_value_head_dim, dv
+  int64_t conv_kernel_dim = 0;  // linear_conv_kernel_dim, K (the short convolution's taps)
+
+  int64_t key_dim() const { return num_key_heads * key_head_dim; }        // Kd
+  int64_t value_dim() const { return num_value_heads * value_head_dim; }  // Vd
+  int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }        // q, k, v channels
 };
 
 struct ModelConfig {
@@ -57,17 +77,34 @@ struct ModelConfig {
   bool qk_norm = false;   // Qwen3, Qwen3-MoE: RMSNorm over head_dim on q and k before RoPE
   bool tie_word_embeddings = false;
   MoeConfig moe;
+  // Qwen3.5: one entry per layer (empty for the other architectures: every layer full attention),
+  // the Gated DeltaNet shape, the share of head_dim that RoPE rotates (partial_rotary_factor; 1
+  // elsewhere) and M-RoPE's sections (read for multimodal positions; text reduces to 1-D RoPE).
+  std::vector<LayerType> layer_types;
+  LinearAttentionConfig linear_attention;
+  double partial_rotary_factor = 1.0;
+  std::vector<int64_t> mrope_section;
+  // Read from a vision-language config (the *ForConditionalGeneration layout: text weights under
+  // model.language_model.*).
+  bool vision_language = false;
   std::string torch_dtype = "bfloat16";  // the checkpoint's stored dtype
   int64_t bos_token_id = -1;             // -1: absent
   int64_t eos_token_id = -1;
 
   // Whether layer i (0-based) uses the sparse MoE block (transformers' Qwen3MoeDecoderLayer).
   bool is_sparse_layer(int64_t layer) const;
+  // Whether layer i is a Gated DeltaNet layer (Qwen3.5's linear_attention).
+  bool is_linear_attention_layer(int64_t layer) const;
+  // The channels of each q/k head that RoPE rotates: int(head_dim * partial_rotary_factor).
+  int64_t rotary_dim() const;
+  // Qwen3.5 and Qwen3.5-MoE: zero-centred (1 + w) RMSNorms, gated attention, Gated DeltaNet.
+  bool is_qwen3_5() const;
   // Parameter count (embeddings, lm_head when untied, and every expert included).
   int64_t num_parameters() const;
 };
 
 // The architectures registry: class name and model_type of each.
+// (Qwen3.5's text-only class and model_type, qwen3_5_text / qwen3_5_moe_text: what verlpp saves.)
 std::string architecture_class(Architecture a);  // "Qwen3MoeForCausalLM", ...
 std::string model_type(Architecture a);          // "qwen3_moe", ...
 // Accepts a class name or a model_type; throws verlpp::Error "<where>: architecture 'X' is not
@@ -77,14 +114,21 @@ Architecture parse_architecture(const std::string& name, const std::string& wher
 // Parses config.json content. `source` (a path) prefixes error messages. Throws verlpp::Error for
 // an unsupported architectures value, a missing or mistyped size field, heads not dividing,
 // hidden_act other than silu, sliding-window attention, an unsupported RoPE scaling type, and for
-// Qwen3-MoE a top-k outside [1, num_experts] or an mlp_only_layers entry that is not a layer.
-// Reads RoPE from rope_theta/rope_scaling (transformers 4) or rope_parameters (transformers 5).
+// Qwen3-MoE a top-k outside [1, num_experts] or an mlp_only_layers entry that is not a layer; for
+// Qwen3.5 a missing text_config of a vision-language class, layer_types of the wrong length or
+// with an unknown entry, linear_num_value_heads not a multiple of linear_num_key_heads, and a
+// rotary dimension that is odd or zero. Reads RoPE from rope_theta/rope_scaling (transformers 4)
+// or rope_parameters (transformers 5; for Qwen3.5 also partial_rotary_factor and mrope_section).
+// Qwen3.5's tie_word_embeddings: tied when the top-level or text_config flag says so (transformers
+// reads the flag of the class it builds: a text-only class built from a vision-language folder
+// whose text_config lacks the flag gets a random lm_head; verlpp ties).
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& source);
 // Reads DIR/config.json (or the file itself when `path` names a file).
 ModelConfig load_model_config(const std::string& path);
 
 // config.json content that transformers 4 and 5 load (RoPE written both as rope_theta +
-// rope_scaling and as rope_parameters).
+// rope_scaling and as rope_parameters). Qwen3.5 is written as its text-only class
+// (Qwen3_5ForCausalLM, model_type qwen3_5_text), the layout save_pretrained writes.
 nlohmann::json model_config_to_json(const ModelConfig& config);
 
 // The few facts the parallel-layout rules of `verlpp check` need, from any model's config.json,
@@ -95,6 +139,10 @@ struct ModelShape {
   std::string architecture;  // architectures[0], or model_type
   int64_t num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0;
   std::optional<int64_t> num_experts;  // num_experts / num_local_experts / n_routed_experts
+  // Hybrid models (Qwen3.5): linear-attention layers among num_hidden_layers (from layer_types),
+  // and the Gated DeltaNet head counts; 0 otherwise.
+  int64_t linear_attention_layers = 0;
+  int64_t linear_num_key_heads = 0, linear_num_value_heads = 0;
 };
 // Reads DIR/config.json (or the file itself when `path` is a .json file). Returns nullopt and
 // sets `why_not` when the file is absent or lacks num_hidden_layers / num_attention_heads;

@@ -135,6 +135,9 @@ void WeightTable::init(uint64_t seed, double std, at::ScalarType dtype,
       case WeightInit::normal:
         *spec.tensor = at::normal(0.0, std, spec.shape, gen, options).to(dtype);
         break;
+      case WeightInit::log_uniform:
+        *spec.tensor = at::empty(spec.shape, options).uniform_(0.01, 16.0, gen).log_().to(dtype);
+        break;
     }
   }
 }

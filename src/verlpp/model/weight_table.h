@@ -21,7 +21,9 @@ namespace verlpp::model {
 
 class CheckpointReader;
 
-enum class WeightInit { normal, ones, zeros };
+// How random init fills a tensor: N(0, std^2), ones, zeros, or log U(0.01, 16) (Gated DeltaNet's
+// A_log, models.md §3).
+enum class WeightInit { normal, ones, zeros, log_uniform };
 
 // How a fused expert tensor is stored per expert: PREFIX{e}.PART.weight for each part, in order.
 struct PerExpertLayout {

@@ -45,6 +45,22 @@ std::string moe_reference_name(const std::string& name) {
   return entry.contains("same_weights_as") ? entry["same_weights_as"].get<std::string>() : name;
 }
 
+std::vector<std::string> qwen3_5_fixture_models() {
+  return {"qwen3_5", "qwen3_5_vl", "qwen3_5_moe", "qwen3_5_moe_vl"};
+}
+
+const nlohmann::json& qwen3_5_reference_json() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(fixture_dir() + "/reference_qwen3_5.json");
+    return nlohmann::json::parse(in);
+  }();
+  return j;
+}
+
+std::string qwen3_5_reference_name(const std::string& name) {
+  return name.ends_with("_vl") ? name.substr(0, name.size() - 3) : name;
+}
+
 std::map<std::string, at::Tensor> reference_tensors(const std::string& name) {
   const SafetensorsFile file(fixture_dir() + "/" + name + ".reference.safetensors");
   std::map<std::string, at::Tensor> out;

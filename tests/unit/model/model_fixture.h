@@ -22,6 +22,13 @@ std::vector<std::string> moe_fixture_models();
 const nlohmann::json& moe_reference_json();
 // The reference of a fixture ("qwen3_moe_fused" shares qwen3_moe's).
 std::string moe_reference_name(const std::string& name);
+// The Qwen3.5 fixtures (tools/make_qwen3_5_fixtures.py): qwen3_5 and qwen3_5_moe (text-only
+// layout, saved by save_pretrained), qwen3_5_vl and qwen3_5_moe_vl (the same weights in the hub's
+// vision-language layout); reference_qwen3_5.json; the reference of a fixture (the _vl ones share
+// their text model's).
+std::vector<std::string> qwen3_5_fixture_models();
+const nlohmann::json& qwen3_5_reference_json();
+std::string qwen3_5_reference_name(const std::string& name);
 // <name>.reference.safetensors, every tensor copied (input_ids, logits, grad.<param>, ...).
 std::map<std::string, at::Tensor> reference_tensors(const std::string& name);
 

@@ -291,7 +291,9 @@ TEST(MoeErrors, UnknownArchitectureListsTheSupportedOnes) {
       "arch", [](nlohmann::json& c) { c["architectures"] = {"MixtralForCausalLM"}; }, kKeepTensors);
   const std::string e = load_error(dir);
   EXPECT_NE(e.find("architecture 'MixtralForCausalLM' is not supported (supported: "
-                   "Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM, Qwen3MoeForCausalLM)"),
+                   "Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM, Qwen3MoeForCausalLM, "
+                   "Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration, Qwen3_5MoeForCausalLM, "
+                   "Qwen3_5MoeForConditionalGeneration)"),
             std::string::npos)
       << e;
 }

@@ -1,7 +1,7 @@
 // Greedy generate_sequences (fp32 CPU, with and without the KV cache) against transformers'
-// greedy `generate` on the model
-// fixtures (dense and Qwen3-MoE): tests/fixtures/rollout/greedy.json, made by
-// tools/make_rollout_fixture.py.
+// greedy `generate` on the model fixtures: dense and Qwen3-MoE (tests/fixtures/rollout/greedy.json,
+// made by tools/make_rollout_fixture.py), Qwen3.5 and Qwen3.5-MoE with prompts up to 130 tokens
+// (greedy_qwen3_5.json, made by tools/make_qwen3_5_fixtures.py).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -14,18 +14,22 @@
 namespace verlpp::rollout {
 namespace {
 
-const nlohmann::json& fixture() {
-  static const nlohmann::json j = [] {
-    std::ifstream in(std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/rollout/greedy.json");
-    return nlohmann::json::parse(in);
-  }();
-  return j;
+nlohmann::json read_fixture(const std::string& file) {
+  std::ifstream in(std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/rollout/" + file);
+  return nlohmann::json::parse(in);
+}
+
+// The fixture file holding `model`'s greedy generation.
+const nlohmann::json& fixture(const std::string& model) {
+  static const nlohmann::json greedy = read_fixture("greedy.json");
+  static const nlohmann::json qwen3_5 = read_fixture("greedy_qwen3_5.json");
+  return model.starts_with("qwen3_5") ? qwen3_5 : greedy;
 }
 
 class RolloutTransformers : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
-  const auto& f = fixture();
+  const auto& f = fixture(GetParam());
   const auto& entry = f.at("models").at(GetParam());
   const auto prompts = entry.at("prompts").get<std::vector<std::vector<int64_t>>>();
   const auto want = entry.at("responses").get<std::vector<std::vector<int64_t>>>();
@@ -60,7 +64,8 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutTransformers,
                          ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3",
-                                           "qwen3_moe", "qwen3_moe_sparse"));
+                                           "qwen3_moe", "qwen3_moe_sparse", "qwen3_5",
+                                           "qwen3_5_moe"));
 
 }  // namespace
 }  // namespace verlpp::rollout

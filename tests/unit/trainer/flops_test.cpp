@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
+
 namespace verlpp::trainer {
 namespace {
 
@@ -40,6 +43,27 @@ TEST(Flops, Qwen3_30B_A3BCountsTheTopKExpertsAndTheRouterOnEveryLayer) {
   // 622,329,856 → N = 3,352,821,760.
   const double expected = 6.0 * 3352821760.0 * 1000.0 + 6.0 * 1e6 * 128 * 32 * 48;
   EXPECT_DOUBLE_EQ(training_flops(decoder_shape(c), {1000}), expected);
+}
+
+// Qwen3.5-35B-A3B (tests/fixtures/models/qwen3.5-35b-a3b, text_config) as verl's
+// _estimate_qwen3_5_flops counts it (models.md §6: N ≈ 3.45e9, 0.24 GFLOP per token of GDN).
+TEST(Flops, Qwen3_5_35B_A3BCountsLinearAndFullAttentionLayers) {
+  const model::ModelConfig c = model::load_model_config(std::string(VERLPP_SOURCE_DIR) +
+                                                        "/tests/fixtures/models/qwen3.5-35b-a3b");
+  // full attention 2048·(2·16·256 + 2·2·256 + 16·256) = 27,262,976 (10 layers); linear
+  // 2048·(2·2048 + 3·4096 + 2·32) + 4·(2·2048 + 4096) = 33,718,272 (30 layers); MoE
+  // 2048·256 + 3·2048·512·8 + 3·2048·512 + 2048 = 28,837,888 (40 layers); embeddings
+  // 2·248320·2048 = 1,017,118,720 → N = 3,454,812,160.
+  const double n = 3454812160.0;
+  const double expected =
+      6.0 * n * 1000.0 + 6.0 * 1e6 * 256 * 16 * 10 + 15.0 * 128 * 128 * 32 * 1000.0 * 30;
+  EXPECT_DOUBLE_EQ(training_flops(decoder_shape(c), {1000}), expected);
+  // A text-only config (model_type qwen3_5_moe_text, which verl does not register: MFU 0 there)
+  // is counted the same.
+  const model::ModelConfig text =
+      model::parse_model_config(model::model_config_to_json(c), "text config.json");
+  ASSERT_EQ(model::model_config_to_json(text)["model_type"], "qwen3_5_moe_text");
+  EXPECT_DOUBLE_EQ(training_flops(decoder_shape(text), {1000}), expected);
 }
 
 TEST(Flops, PeaksAndMfu) {

@@ -2,6 +2,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/model/arch/dense_decoder.h"
+#include "verlpp/model/arch/qwen3_5.h"
 #include "verlpp/model/arch/qwen3_moe.h"
 #include "verlpp/model/layers/rms_norm.h"
 
@@ -29,14 +30,8 @@ at::Tensor Decoder::final_norm(const at::Tensor& x) const {
 }
 
 void Decoder::declare_head(WeightInit norm_init) {
-  table_.add({"model.norm.weight",
-              {config_.hidden_size},
-              norm_init,
-              -1,
-              0,
-              "hidden_size",
-              {},
-              &norm});
+  table_.add(
+      {"model.norm.weight", {config_.hidden_size}, norm_init, -1, 0, "hidden_size", {}, &norm});
   if (!config_.tie_word_embeddings) {
     table_.add({"lm_head.weight",
                 {config_.vocab_size, config_.hidden_size},
@@ -57,6 +52,9 @@ std::unique_ptr<Decoder> make_decoder(const ModelConfig& config) {
       return std::make_unique<DenseDecoder>(config);
     case Architecture::qwen3_moe:
       return std::make_unique<Qwen3MoeDecoder>(config);
+    case Architecture::qwen3_5:
+    case Architecture::qwen3_5_moe:
+      return std::make_unique<Qwen3_5Decoder>(config);
   }
   throw Error("internal: no decoder for architecture " + architecture_class(config.architecture));
 }

@@ -1,12 +1,17 @@
 // What every decoder layer of one forward pass shares: RoPE tables of the tokens' positions, the
-// sequence layout attention needs, and in generation the state view (prefill writes each token's
-// keys/values at cache_rows; a decode step also reads the cache through `decode`).
+// sequence layout attention needs (and for Gated DeltaNet layers the chunked delta-rule layout),
+// and in generation the state view (prefill writes each token's keys/values at cache_rows and each
+// sequence's recurrent state at its slot; a decode step also reads the state through `decode`).
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
+#include <memory>
+#include <vector>
+
 #include "verlpp/model/generation_state.h"
 #include "verlpp/model/layers/attention.h"
+#include "verlpp/model/layers/delta_rule.h"
 #include "verlpp/model/layers/rope.h"
 
 namespace verlpp::model {
@@ -17,6 +22,10 @@ struct LayerContext {
   double scale = 1.0;  // attention scale, head_dim^-0.5
   GenerationStateView* state = nullptr;
   at::Tensor cache_rows;  // [T] int64 flat cache rows of the tokens (with state)
+  // Models with linear-attention layers, outside decode: the layout's sequences (padded: one per
+  // row) in the delta rule's chunked form.
+  std::shared_ptr<const DeltaRuleLayout> delta_rule;
+  std::vector<int64_t> sequence_slots;  // prefill: the state slot of each sequence
   const DecodeView* decode = nullptr;
   bool router_logits = false;  // MoE layers return their router logits
 };

@@ -130,3 +130,25 @@ at::Tensor load_balancing_loss(const std::vector<at::Tensor>& router_logits, int
 }
 
 }  // namespace verlpp::model
+
+namespace verlpp::model {
+
+void declare_shared_expert(WeightTable& table, const std::string& prefix, int64_t layer,
+                           SharedExpertWeights& w, const ModelConfig& c) {
+  declare_mlp(table, prefix + "shared_expert.", layer, w.mlp, c.hidden_size,
+              c.moe.shared_expert_intermediate_size, false);
+  table.add({prefix + "shared_expert_gate.weight",
+             {1, c.hidden_size},
+             WeightInit::normal,
+             layer,
+             0,
+             "1, hidden_size",
+             {},
+             &w.gate});
+}
+
+at::Tensor shared_expert(const SharedExpertWeights& w, const at::Tensor& x) {
+  return at::sigmoid(at::linear(x, w.gate)) * swiglu(w.mlp, x);
+}
+
+}  // namespace verlpp::model

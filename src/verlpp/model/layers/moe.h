@@ -1,5 +1,6 @@
-// The sparse mixture-of-experts block of Qwen3-MoE (transformers' Qwen3MoeSparseMoeBlock,
-// Qwen3MoeTopKRouter and Qwen3MoeExperts; models.md §1) and its load-balancing loss.
+// The sparse mixture-of-experts block of Qwen3-MoE and Qwen3.5-MoE (transformers'
+// Qwen3MoeSparseMoeBlock, Qwen3MoeTopKRouter and Qwen3MoeExperts; models.md §1, §4; Qwen3.5-MoE
+// always renormalises, norm_topk_prob, and adds a shared expert) and its load-balancing loss.
 //
 //   router:  l = x W_g^T (model dtype); p = softmax(l) in fp32; (w, e) = topk(p, k);
 //            w /= sum(w) when norm_topk_prob (fp32); w cast to the model dtype
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/model/layers/mlp.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::model {
@@ -41,6 +43,21 @@ struct MoeOutput {
 // slot) pairs sorted by expert where LibTorch has them for x's device (CUDA, compat::grouped_mm),
 // else one GEMM pair per expert that received tokens (CPU). Differentiable.
 MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& config, const at::Tensor& x);
+
+// Qwen3.5-MoE's shared expert (Qwen3_5MoeSparseMoeBlock, models.md §4), added to the routed
+// output on every token: sigmoid(x W_sg^T) * SwiGLU_shared(x), the sigmoid and product in the
+// model dtype.
+struct SharedExpertWeights {
+  MlpWeights mlp;   // shared_expert.{gate,up,down}_proj: [Is, hidden], [Is, hidden], [hidden, Is]
+  at::Tensor gate;  // shared_expert_gate.weight [1, hidden]
+};
+
+// Declares PREFIX shared_expert.{gate,up,down}_proj.weight and PREFIX shared_expert_gate.weight.
+void declare_shared_expert(WeightTable& table, const std::string& prefix, int64_t layer,
+                           SharedExpertWeights& w, const ModelConfig& config);
+
+// x [T, hidden] -> [T, hidden].
+at::Tensor shared_expert(const SharedExpertWeights& w, const at::Tensor& x);
 
 // transformers' load_balancing_loss_func over the router logits of every sparse layer (each
 // [rows, E], rows that are real tokens only), concatenated: p = softmax(l) in l's dtype, c_e = the

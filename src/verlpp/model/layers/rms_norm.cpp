@@ -16,3 +16,26 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
 }
 
 }  // namespace verlpp::model
+
+namespace verlpp::model {
+
+namespace {
+
+at::Tensor normalized_fp32(const at::Tensor& x, double eps) {
+  const at::Tensor xf = x.to(at::kFloat);
+  return xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
+}
+
+}  // namespace
+
+at::Tensor zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  return (normalized_fp32(x, eps) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
+}
+
+at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Tensor& weight,
+                          double eps) {
+  const at::Tensor scaled = weight * normalized_fp32(o, eps).to(o.scalar_type());
+  return (scaled.to(at::kFloat) * at::silu(z.to(at::kFloat))).to(o.scalar_type());
+}
+
+}  // namespace verlpp::model

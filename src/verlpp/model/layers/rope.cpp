@@ -8,10 +8,11 @@
 namespace verlpp::model {
 
 at::Tensor rope_inv_freq(const ModelConfig& config) {
-  const int64_t half = config.head_dim / 2;
-  // As transformers: 1 / theta^(arange(0, d, 2) / d) evaluated in fp32.
-  const at::Tensor exponent = at::arange(0, config.head_dim, 2, at::kLong).to(at::kFloat) /
-                              static_cast<float>(config.head_dim);
+  const int64_t dim = config.rotary_dim();
+  const int64_t half = dim / 2;
+  // As transformers: 1 / theta^(arange(0, r, 2) / r) evaluated in fp32.
+  const at::Tensor exponent =
+      at::arange(0, dim, 2, at::kLong).to(at::kFloat) / static_cast<float>(dim);
   at::Tensor inv = 1.0 / at::pow(static_cast<float>(config.rope_theta), exponent);
   const RopeScaling& s = config.rope_scaling;
   if (s.type == "linear") return inv / s.factor;
@@ -45,6 +46,11 @@ RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
 }
 
 at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
+  const int64_t rotary = tables.cos.size(-1);
+  if (rotary < x.size(-1)) {
+    const at::Tensor pass = x.narrow(-1, rotary, x.size(-1) - rotary);
+    return at::cat({apply_rope(x.narrow(-1, 0, rotary), tables), pass}, -1);
+  }
   const int64_t half = x.size(-1) / 2;
   const at::Tensor swapped = at::cat({x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
   const at::Tensor cos = tables.cos.unsqueeze(1), sin_signed = tables.sin_signed.unsqueeze(1);

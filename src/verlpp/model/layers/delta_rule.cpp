@@ -1,0 +1,198 @@
+#include "verlpp/model/layers/delta_rule.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::model {
+
+DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
+                                       const std::vector<int64_t>& lengths, int64_t tokens,
+                                       const at::Device& device, int64_t chunk_size) {
+  if (starts.size() != lengths.size() || chunk_size < 1) {
+    throw Error("delta rule layout: starts and lengths differ in size, or chunk size < 1");
+  }
+  DeltaRuleLayout l;
+  l.tokens = tokens;
+  l.chunk_size = chunk_size;
+  const auto S = static_cast<int64_t>(lengths.size());
+  std::vector<int64_t> chunks_of(lengths.size());
+  for (int64_t s = 0; s < S; ++s) {
+    const int64_t len = lengths[static_cast<size_t>(s)];
+    if (len < 0 || starts[static_cast<size_t>(s)] < 0 ||
+        starts[static_cast<size_t>(s)] + len > tokens) {
+      throw Error(
+          fmt::format("delta rule layout: sequence {} ({} tokens at {}) is outside the {} "
+                      "tokens",
+                      s, len, starts[static_cast<size_t>(s)], tokens));
+    }
+    chunks_of[static_cast<size_t>(s)] = (len + chunk_size - 1) / chunk_size;
+  }
+  l.order.resize(lengths.size());
+  std::iota(l.order.begin(), l.order.end(), 0);
+  std::stable_sort(l.order.begin(), l.order.end(), [&](int64_t a, int64_t b) {
+    return chunks_of[static_cast<size_t>(a)] > chunks_of[static_cast<size_t>(b)];
+  });
+  const int64_t steps = S == 0 ? 0 : chunks_of[static_cast<size_t>(l.order[0])];
+  std::vector<int64_t> chunk_rows, token_rows(static_cast<size_t>(tokens), -1);
+  std::vector<int64_t> offsets(static_cast<size_t>(tokens), 0);
+  for (int64_t j = 0; j < steps; ++j) {
+    l.step_offsets.push_back(static_cast<int64_t>(chunk_rows.size()) / chunk_size);
+    int64_t size = 0;
+    for (int64_t s : l.order) {
+      if (chunks_of[static_cast<size_t>(s)] <= j) break;
+      ++size;
+      const int64_t begin = starts[static_cast<size_t>(s)];
+      const int64_t len = lengths[static_cast<size_t>(s)];
+      for (int64_t i = j * chunk_size; i < (j + 1) * chunk_size; ++i) {
+        if (i < len) {
+          token_rows[static_cast<size_t>(begin + i)] = static_cast<int64_t>(chunk_rows.size());
+          offsets[static_cast<size_t>(begin + i)] = i;
+          chunk_rows.push_back(begin + i);
+        } else {
+          chunk_rows.push_back(tokens);
+        }
+      }
+    }
+    l.step_sizes.push_back(size);
+  }
+  l.chunks = static_cast<int64_t>(chunk_rows.size()) / chunk_size;
+  if (std::find(token_rows.begin(), token_rows.end(), -1) != token_rows.end()) {
+    throw Error("delta rule layout: the sequences do not cover every token");
+  }
+  const auto options = at::TensorOptions().dtype(at::kLong);
+  l.chunk_rows = at::tensor(chunk_rows, options).to(device);
+  l.token_rows = at::tensor(token_rows, options).to(device);
+  l.token_offsets = at::tensor(offsets, options).to(device);
+  return l;
+}
+
+at::Tensor l2_normalize(const at::Tensor& x) {
+  return x * at::rsqrt((x * x).sum(-1, /*keepdim=*/true) + 1e-6);
+}
+
+namespace {
+
+// [T, H, ...] -> [chunks, H, C, ...] fp32 in the layout's chunk order (pads are zero rows).
+at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) {
+  std::vector<int64_t> pad_shape = x.sizes().vec();
+  pad_shape[0] = 1;
+  const at::Tensor rows =
+      at::cat({x.to(at::kFloat), at::zeros(pad_shape, x.options().dtype(at::kFloat))})
+          .index_select(0, l.chunk_rows);
+  std::vector<int64_t> shape = {l.chunks, l.chunk_size};
+  shape.insert(shape.end(), x.sizes().begin() + 1, x.sizes().end());
+  return rows.view(shape).transpose(1, 2);
+}
+
+// The per-chunk quantities of the chunked form, batched over every chunk.
+struct ChunkTerms {
+  at::Tensor u, w;        // [N, H, C, dv], [N, H, C, dk]
+  at::Tensor q_decayed;   // Q ⊙ e^gamma [N, H, C, dk]
+  at::Tensor qk;          // Q K^T ⊙ D [N, H, C, C]
+  at::Tensor k_decayed;   // K ⊙ e^{gamma_last - gamma} [N, H, C, dk]
+  at::Tensor last_decay;  // e^{gamma_last} [N, H, 1, 1]
+};
+
+ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                       const at::Tensor& g, const at::Tensor& beta) {
+  const int64_t C = q.size(2);
+  // gamma in float64: in fp32 the cumulative sum of a chunk's log decays (down to -1000 for fast
+  // decays) loses about |gamma| * 6e-8 of every gamma_r - gamma_s, a relative error of the decays
+  // that shows in the logits; the exponentials are taken in float64 and rounded to fp32 once.
+  const at::Tensor gamma = g.to(at::kDouble).cumsum(-1);  // [N, H, C]
+  const auto bool_options = q.options().dtype(at::kBool);
+  const at::Tensor lower = at::ones({C, C}, bool_options).tril();
+  const at::Tensor diff = gamma.unsqueeze(-1) - gamma.unsqueeze(-2);
+  const at::Tensor decay = diff.masked_fill(lower.logical_not(), -INFINITY).exp().to(at::kFloat);
+  const at::Tensor strictly_lower = at::ones({C, C}, bool_options).tril(-1);
+  const at::Tensor kk = at::matmul(k, k.transpose(-1, -2));
+  const at::Tensor l =
+      (beta.unsqueeze(-1) * kk * decay).masked_fill(strictly_lower.logical_not(), 0.0);
+  const at::Tensor system = l + at::eye(C, q.options());
+  const at::Tensor egamma = gamma.exp().to(at::kFloat);
+  const at::Tensor rhs =
+      at::cat({beta.unsqueeze(-1) * v, (beta * egamma).unsqueeze(-1) * k}, /*dim=*/-1);
+  const at::Tensor solved = at::linalg_solve_triangular(system, rhs, /*upper=*/false,
+                                                        /*left=*/true, /*unitriangular=*/true);
+  const int64_t dv = v.size(-1);
+  ChunkTerms t;
+  t.u = solved.narrow(-1, 0, dv);
+  t.w = solved.narrow(-1, dv, k.size(-1));
+  t.q_decayed = q * egamma.unsqueeze(-1);
+  t.qk = at::matmul(q, k.transpose(-1, -2)) * decay;
+  const at::Tensor last = gamma.narrow(-1, C - 1, 1);  // [N, H, 1]
+  t.k_decayed = k * (last - gamma).exp().to(at::kFloat).unsqueeze(-1);
+  t.last_decay = last.exp().to(at::kFloat).unsqueeze(-1);
+  return t;
+}
+
+}  // namespace
+
+DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
+                                       const at::Tensor& v, const at::Tensor& g,
+                                       const at::Tensor& beta, const DeltaRuleLayout& layout,
+                                       const at::Tensor& initial_state) {
+  const int64_t H = q.size(1), dk = q.size(2), dv = v.size(2);
+  const auto S = static_cast<int64_t>(layout.order.size());
+  if (q.size(0) != layout.tokens || k.sizes() != q.sizes() || v.size(0) != layout.tokens ||
+      v.size(1) != H || g.sizes() != at::IntArrayRef({layout.tokens, H}) ||
+      beta.sizes() != g.sizes()) {
+    throw Error(fmt::format(
+        "chunk_gated_delta_rule: expected q, k [{}, H, dk], v [{}, H, dv], g, beta [{}, H]; got "
+        "q [{}], k [{}], v [{}], g [{}], beta [{}]",
+        layout.tokens, layout.tokens, layout.tokens, fmt::join(q.sizes(), ", "),
+        fmt::join(k.sizes(), ", "), fmt::join(v.sizes(), ", "), fmt::join(g.sizes(), ", "),
+        fmt::join(beta.sizes(), ", ")));
+  }
+  const auto f32 = q.options().dtype(at::kFloat);
+  const at::Tensor order = at::tensor(layout.order, at::kLong).to(q.device());
+  at::Tensor state = initial_state.defined() ? initial_state.to(at::kFloat).index_select(0, order)
+                                             : at::zeros({S, H, dk, dv}, f32);
+  const at::Tensor qn = l2_normalize(q).to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(dk)));
+  const ChunkTerms t =
+      chunk_terms(to_chunks(qn, layout), to_chunks(l2_normalize(k), layout), to_chunks(v, layout),
+                  to_chunks(g, layout), to_chunks(beta, layout));
+  std::vector<at::Tensor> outputs;
+  for (size_t j = 0; j < layout.step_sizes.size(); ++j) {
+    const int64_t first = layout.step_offsets[j], m = layout.step_sizes[j];
+    const at::Tensor s = state.narrow(0, 0, m);
+    const at::Tensor v_new = t.u.narrow(0, first, m) - at::matmul(t.w.narrow(0, first, m), s);
+    outputs.push_back(at::matmul(t.q_decayed.narrow(0, first, m), s) +
+                      at::matmul(t.qk.narrow(0, first, m), v_new));
+    const at::Tensor next = t.last_decay.narrow(0, first, m) * s +
+                            at::matmul(t.k_decayed.narrow(0, first, m).transpose(-1, -2), v_new);
+    state = m == S ? next : at::cat({next, state.narrow(0, m, S - m)});
+  }
+  DeltaRuleOutput out;
+  const at::Tensor chunked =
+      outputs.empty() ? at::zeros({0, H, layout.chunk_size, dv}, f32) : at::cat(outputs);
+  out.o = chunked.transpose(1, 2).reshape({-1, H, dv}).index_select(0, layout.token_rows);
+  at::Tensor inverse = at::empty_like(order);
+  inverse.index_copy_(0, order, at::arange(S, order.options()));
+  out.final_state = state.index_select(0, inverse);
+  return out;
+}
+
+DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::Tensor& k,
+                                                const at::Tensor& v, const at::Tensor& g,
+                                                const at::Tensor& beta, const at::Tensor& state) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  const at::Tensor qn = l2_normalize(q).to(at::kFloat) * scale;
+  const at::Tensor kn = l2_normalize(k).to(at::kFloat).unsqueeze(-1);  // [N, H, dk, 1]
+  const at::Tensor decayed = state * g.to(at::kFloat).exp().unsqueeze(-1).unsqueeze(-1);
+  const at::Tensor memory = (decayed * kn).sum(-2);  // S^T k [N, H, dv]
+  const at::Tensor delta = (v.to(at::kFloat) - memory) * beta.to(at::kFloat).unsqueeze(-1);
+  DeltaRuleOutput out;
+  out.final_state = decayed + kn * delta.unsqueeze(-2);
+  out.o = (out.final_state * qn.unsqueeze(-1)).sum(-2);
+  return out;
+}
+
+}  // namespace verlpp::model

@@ -1,0 +1,71 @@
+// The gated delta rule of Gated DeltaNet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks",
+// arXiv:2412.06464; Qwen3-Next / Qwen3.5), as transformers' torch_chunk_gated_delta_rule and
+// torch_recurrent_gated_delta_rule compute it (models.md §3.1). Per value head, with state
+// S [dk, dv] (S_0 = 0 or a cached state):
+//   S <- e^{g_t} S;  S <- S + k_t (beta_t (v_t - S^T k_t))^T;  o_t = S^T q_t
+// with q, k l2-normalised over dk (x * rsqrt(sum(x^2) + 1e-6), in the inputs' dtype as
+// transformers does it) and q scaled by dk^-1/2; everything after the norm in fp32.
+//
+// Chunked form (training and prefill): chunks of C = 64 tokens of one sequence; per chunk
+// gamma = cumsum(g), D_rs = e^{gamma_r - gamma_s} (s <= r), L = strictly lower (diag(beta) K K^T ⊙
+// D), (I + L) U = diag(beta) V and (I + L) W = diag(beta e^gamma) K by a unit-triangular solve,
+// then over the chunks of a sequence: V' = U - W S, O = (Q ⊙ e^gamma) S + (Q K^T ⊙ D) V', S <-
+// e^{gamma_last} S + (K ⊙ e^{gamma_last - gamma})^T V'. A sequence's last chunk is padded with beta
+// = g = 0 (state unchanged). gamma and the decays are computed in float64 and rounded once
+// (transformers: fp32, which loses |gamma| * 6e-8 of each gamma_r - gamma_s). Every sequence starts
+// from its own state: packed sequences never see each other (transformers' torch path leaks across
+// them, models.md §3.3).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace verlpp::model {
+
+// Where the tokens of packed sequences sit in the chunked form: chunks listed step-major (chunk 0
+// of every sequence, then chunk 1 of the sequences that have one, ...) with the sequences sorted
+// by chunk count, longest first, so that the chunks of scan step j are one contiguous range and
+// their sequences the first step_sizes[j] of that order.
+struct DeltaRuleLayout {
+  int64_t tokens = 0;
+  int64_t chunk_size = 64;
+  int64_t chunks = 0;
+  std::vector<int64_t> order;         // sequences, longest first (indices into the input)
+  std::vector<int64_t> step_offsets;  // first chunk of step j
+  std::vector<int64_t> step_sizes;    // chunks (= sequences) in step j, non-increasing
+  at::Tensor chunk_rows;              // [chunks * C] int64: token of each chunk row, `tokens` = pad
+  at::Tensor token_rows;              // [tokens] int64: each token's row in the chunked form
+  at::Tensor token_offsets;           // [tokens] int64: the token's index within its sequence
+
+  // starts/lengths: the packed sequences (host; lengths may be 0; starts[s] + lengths[s] <=
+  // tokens). Tensors are created on `device`.
+  static DeltaRuleLayout build(const std::vector<int64_t>& starts,
+                               const std::vector<int64_t>& lengths, int64_t tokens,
+                               const at::Device& device, int64_t chunk_size = 64);
+};
+
+struct DeltaRuleOutput {
+  at::Tensor o;            // [T, H, dv] fp32
+  at::Tensor final_state;  // [S, H, dk, dv] fp32, sequence order of the input
+};
+
+// q, k [T, H, dk], v [T, H, dv] (one dtype), g [T, H] fp32 (log decay, <= 0), beta [T, H] (any
+// float dtype); initial_state [S, H, dk, dv] fp32 or undefined (zeros). Differentiable in every
+// input (a LibTorch composition: batched over all chunks, a scan over chunk steps).
+DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
+                                       const at::Tensor& v, const at::Tensor& g,
+                                       const at::Tensor& beta, const DeltaRuleLayout& layout,
+                                       const at::Tensor& initial_state = at::Tensor());
+
+// One token per sequence (the decode step) from `state` [N, H, dk, dv] fp32: q, k [N, H, dk],
+// v [N, H, dv], g, beta [N, H] -> o [N, H, dv] fp32 and the next state [N, H, dk, dv].
+DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::Tensor& k,
+                                                const at::Tensor& v, const at::Tensor& g,
+                                                const at::Tensor& beta, const at::Tensor& state);
+
+// x * rsqrt(sum(x^2, last dim) + 1e-6) in x's dtype (fla's and transformers' l2norm).
+at::Tensor l2_normalize(const at::Tensor& x);
+
+}  // namespace verlpp::model

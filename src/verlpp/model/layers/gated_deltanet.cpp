@@ -1,0 +1,168 @@
+#include "verlpp/model/layers/gated_deltanet.h"
+
+#include <ATen/ATen.h>
+
+#include "verlpp/core/error.h"
+#include "verlpp/model/layers/rms_norm.h"
+#include "verlpp/model/weight_table.h"
+
+namespace verlpp::model {
+
+void declare_gated_deltanet(WeightTable& table, const std::string& prefix, int64_t layer,
+                            GatedDeltaNetWeights& w, const ModelConfig& c) {
+  const LinearAttentionConfig& l = c.linear_attention;
+  const int64_t h = c.hidden_size;
+  declare_linear(table, prefix + "in_proj_qkv", layer, w.in_proj_qkv, l.conv_dim(), h, false,
+                 "2 * linear_num_key_heads * linear_key_head_dim + linear_num_value_heads * "
+                 "linear_value_head_dim, hidden_size");
+  declare_linear(table, prefix + "in_proj_z", layer, w.in_proj_z, l.value_dim(), h, false,
+                 "linear_num_value_heads * linear_value_head_dim, hidden_size");
+  declare_linear(table, prefix + "in_proj_b", layer, w.in_proj_b, l.num_value_heads, h, false,
+                 "linear_num_value_heads, hidden_size");
+  declare_linear(table, prefix + "in_proj_a", layer, w.in_proj_a, l.num_value_heads, h, false,
+                 "linear_num_value_heads, hidden_size");
+  table.add({prefix + "conv1d.weight",
+             {l.conv_dim(), 1, l.conv_kernel_dim},
+             WeightInit::normal,
+             layer,
+             0,
+             "2 * linear_num_key_heads * linear_key_head_dim + linear_num_value_heads * "
+             "linear_value_head_dim, 1, linear_conv_kernel_dim",
+             {},
+             &w.conv1d});
+  table.add({prefix + "dt_bias",
+             {l.num_value_heads},
+             WeightInit::ones,
+             layer,
+             0,
+             "linear_num_value_heads",
+             {},
+             &w.dt_bias});
+  table.add({prefix + "A_log",
+             {l.num_value_heads},
+             WeightInit::log_uniform,
+             layer,
+             0,
+             "linear_num_value_heads",
+             {},
+             &w.A_log});
+  table.add({prefix + "norm.weight",
+             {l.value_head_dim},
+             WeightInit::ones,
+             layer,
+             0,
+             "linear_value_head_dim",
+             {},
+             &w.norm});
+  declare_linear(table, prefix + "out_proj", layer, w.out_proj, h, l.value_dim(), false,
+                 "hidden_size, linear_num_value_heads * linear_value_head_dim");
+}
+
+LayerStateSpec gated_deltanet_state(const ModelConfig& c) {
+  const LinearAttentionConfig& l = c.linear_attention;
+  LayerStateSpec spec;
+  spec.kind = LayerStateKind::linear_attention;
+  spec.conv_dim = l.conv_dim();
+  spec.conv_window = l.conv_kernel_dim - 1;
+  spec.value_heads = l.num_value_heads;
+  spec.key_head_dim = l.key_head_dim;
+  spec.value_head_dim = l.value_head_dim;
+  return spec;
+}
+
+namespace {
+
+// silu(sum_j w_j c_{t - (K-1) + j}) per channel over [T, C], taps before a sequence's first token
+// reading 0 (offsets: each token's index within its sequence); sum in fp32, rounded once.
+at::Tensor causal_conv(const at::Tensor& c, const at::Tensor& weight, const at::Tensor& offsets) {
+  const int64_t T = c.size(0), C = c.size(1), K = weight.size(-1);
+  const at::Tensor taps = weight.view({C, K}).to(at::kFloat);
+  const at::Tensor cf = c.to(at::kFloat);
+  at::Tensor sum = cf * taps.select(1, K - 1);
+  for (int64_t shift = 1; shift < K && shift < T; ++shift) {
+    const at::Tensor earlier =
+        at::cat({at::zeros({shift, C}, cf.options()), cf.narrow(0, 0, T - shift)});
+    const at::Tensor inside = offsets.ge(shift).unsqueeze(1);
+    sum = sum + at::where(inside, earlier, 0.0) * taps.select(1, K - 1 - shift);
+  }
+  return at::silu(sum.to(c.scalar_type()));
+}
+
+// The decode step's conv: the slot windows [N, C, K-1] and the new column give the output, and
+// the window moves on by one column (written back to the slots).
+at::Tensor conv_step(const at::Tensor& c, const at::Tensor& weight, at::Tensor& windows,
+                     const at::Tensor& slots) {
+  const int64_t C = c.size(1), K = weight.size(-1);
+  const at::Tensor window = at::cat({windows.index_select(0, slots), c.unsqueeze(-1)}, -1);
+  const at::Tensor out = (window.to(at::kFloat) * weight.view({1, C, K}).to(at::kFloat)).sum(-1);
+  windows.index_copy_(0, slots, window.narrow(-1, 1, K - 1));
+  return at::silu(out.to(c.scalar_type()));
+}
+
+// Prefill: the last K-1 pre-conv columns of each sequence (zeros before its start) into its slot.
+void store_windows(const at::Tensor& c, const SequenceLayout& layout,
+                   const std::vector<int64_t>& slots, at::Tensor& windows) {
+  const int64_t T = c.size(0), C = c.size(1), W = windows.size(-1);
+  std::vector<int64_t> rows;
+  for (size_t s = 0; s < layout.lengths.size(); ++s) {
+    const int64_t start = layout.starts[s], end = start + layout.lengths[s];
+    for (int64_t i = end - W; i < end; ++i) rows.push_back(i >= start ? i : T);
+  }
+  const at::Tensor index = at::tensor(rows, at::kLong).to(c.device());
+  const at::Tensor gathered = at::cat({c, at::zeros({1, C}, c.options())}).index_select(0, index);
+  const auto S = static_cast<int64_t>(slots.size());
+  windows.index_copy_(0, at::tensor(slots, at::kLong).to(c.device()),
+                      gathered.view({S, W, C}).transpose(1, 2).to(windows.scalar_type()));
+}
+
+}  // namespace
+
+at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, const at::Tensor& h,
+                          const LayerContext& ctx, int64_t layer) {
+  const LinearAttentionConfig& l = c.linear_attention;
+  const int64_t T = h.size(0);
+  const int64_t Hk = l.num_key_heads, Hv = l.num_value_heads;
+  const at::Tensor x =
+      ctx.layout.padded() ? h * ctx.layout.key_mask.reshape({T, 1}).to(h.dtype()) : h;
+  const at::Tensor mixed = w.in_proj_qkv(x);
+  const at::Tensor z = w.in_proj_z(x).view({T, Hv, l.value_head_dim});
+  const at::Tensor beta = at::sigmoid(w.in_proj_b(x));
+  const at::Tensor g = -w.A_log.to(at::kFloat).exp() *
+                       at::softplus(w.in_proj_a(x).to(at::kFloat) + w.dt_bias.to(at::kFloat));
+  RecurrentStateView* state = nullptr;
+  at::Tensor slots;
+  if (ctx.state != nullptr) state = &ctx.state->recurrent.at(static_cast<size_t>(layer));
+  at::Tensor conv;
+  if (ctx.decode != nullptr) {
+    slots = at::div(ctx.decode->slot_starts, ctx.state->capacity, "floor");
+    conv = conv_step(mixed, w.conv1d, state->conv, slots);
+  } else {
+    if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
+    if (state != nullptr) store_windows(mixed, ctx.layout, ctx.sequence_slots, state->conv);
+    conv = causal_conv(mixed, w.conv1d, ctx.delta_rule->token_offsets);
+  }
+  const int64_t Kd = l.key_dim();
+  at::Tensor q = conv.narrow(1, 0, Kd).view({T, Hk, l.key_head_dim});
+  at::Tensor k = conv.narrow(1, Kd, Kd).view({T, Hk, l.key_head_dim});
+  const at::Tensor v = conv.narrow(1, 2 * Kd, l.value_dim()).view({T, Hv, l.value_head_dim});
+  if (Hv > Hk) {
+    q = q.repeat_interleave(Hv / Hk, 1);
+    k = k.repeat_interleave(Hv / Hk, 1);
+  }
+  DeltaRuleOutput rule;
+  if (ctx.decode != nullptr) {
+    rule =
+        recurrent_gated_delta_rule_step(q, k, v, g, beta, state->recurrent.index_select(0, slots));
+    state->recurrent.index_copy_(0, slots, rule.final_state);
+  } else {
+    rule = chunk_gated_delta_rule(q, k, v, g, beta, *ctx.delta_rule);
+    if (state != nullptr) {
+      state->recurrent.index_copy_(0, at::tensor(ctx.sequence_slots, at::kLong).to(h.device()),
+                                   rule.final_state);
+    }
+  }
+  const at::Tensor o = gated_rms_norm(rule.o.to(h.scalar_type()), z, w.norm, c.rms_norm_eps);
+  return w.out_proj(o.reshape({T, l.value_dim()}));
+}
+
+}  // namespace verlpp::model
