@@ -1,8 +1,9 @@
-// Rollout throughput: verlpp's generate_sequences on the Qwen3-0.6B shape (model::presets, random
-// weights), against transformers' `generate` measured just before on the same GPU by
+// Rollout throughput: verlpp's generate_sequences on a preset's shape (model::presets, random
+// weights; default qwen3-0.6b, also qwen3.5-2b), against transformers' `generate` measured just before on the same GPU by
 // bench/baselines/rollout_generate_hf.py (same shape, prompts, lengths and sampling).
 //
-//   verlpp_rollout_bench [--prompts 256] [--prompt-length 512] [--response-length 1024]
+//   verlpp_rollout_bench [--preset qwen3-0.6b] [--prompts 256] [--prompt-length 512]
+//       [--response-length 1024]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //
 // Every prompt is prompt-length random ids; responses are response-length tokens (ignore_eos),
@@ -36,6 +37,7 @@
 namespace {
 
 struct Options {
+  std::string preset = "qwen3-0.6b";
   int64_t prompts = 256;
   int64_t prompt_length = 512;
   int64_t response_length = 1024;
@@ -56,7 +58,9 @@ Options parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) throw verlpp::Error("option " + key + " needs a value");
     const std::string value = argv[i + 1];
-    if (key == "--prompts") {
+    if (key == "--preset") {
+      o.preset = value;
+    } else if (key == "--prompts") {
       o.prompts = std::stoll(value);
     } else if (key == "--prompt-length") {
       o.prompt_length = std::stoll(value);
@@ -112,7 +116,7 @@ std::pair<double, int64_t> timed_generate(const verlpp::model::CausalLM& model,
 int run(const Options& o) {
   if (!verlpp::cuda_available()) throw verlpp::Error("this benchmark needs a CUDA device");
   const at::Device cuda(at::kCUDA, 0);
-  const verlpp::model::ModelConfig config = verlpp::model::preset_config("qwen3-0.6b");
+  const verlpp::model::ModelConfig config = verlpp::model::preset_config(o.preset);
   const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
   verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(config, o.seed, 0.02, dtype);
   model.to(dtype, cuda);
@@ -139,6 +143,7 @@ int run(const Options& o) {
   const auto [seconds, tokens] = timed_generate(model, prompts, params);
   nlohmann::json result = {
       {"impl", "verlpp"},
+      {"preset", o.preset},
       {"prompts", o.prompts},
       {"prompt_length", o.prompt_length},
       {"response_length", o.response_length},

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """transformers `generate` baseline for bench/rollout_generate_bench.cpp: the Qwen3-0.6B shape
-(Qwen/Qwen3-0.6B config.json, as verlpp's model::presets), random weights (initializer_range 0.02),
+(Qwen/Qwen3-0.6B config.json, as verlpp's model::presets; --preset qwen3.5-2b: the Qwen3.5-2B text
+model as bench/baselines/train_step_hf.py builds it, whose delta rule runs transformers' torch
+fallback without fla), random weights (initializer_range 0.02),
 bf16 on one CUDA GPU, SDPA attention, default (dynamic) KV cache. Every prompt is prompt-length
 random ids (no padding); every response is response-length tokens (no eos), sampled at
 temperature 1 with top_k/top_p off. One warm-up call on 8 prompts first.
@@ -57,17 +59,23 @@ def main():
     ap.add_argument("--prompt-length", type=int, default=512)
     ap.add_argument("--response-length", type=int, default=1024)
     ap.add_argument("--output")
+    ap.add_argument("--preset", default="qwen3-0.6b")
     args = ap.parse_args()
     torch.manual_seed(0)
+    cfg = config()
+    if args.preset != "qwen3-0.6b":
+        from train_step_hf import config_for
+        cfg = config_for(args.preset, 0)
+        SHAPE["vocab_size"] = cfg.vocab_size
     with torch.device("cuda"):
-        model = AutoModelForCausalLM.from_config(config(), attn_implementation="sdpa")
+        model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa")
     model = model.to(torch.bfloat16).eval()
     model.generation_config.eos_token_id = None
     model.generation_config.pad_token_id = 0
     generate(model, 8, 64, 16, 1)
     torch.cuda.reset_peak_memory_stats()
     tokens, seconds = generate(model, args.prompts, args.prompt_length, args.response_length, 2)
-    result = {"impl": "transformers", "transformers": transformers.__version__,
+    result = {"impl": "transformers", "preset": args.preset, "transformers": transformers.__version__,
               "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0),
               "attn_implementation": "sdpa", "prompts": args.prompts,
               "prompt_length": args.prompt_length, "response_length": args.response_length,

@@ -7,7 +7,10 @@ equals verlpp's packed batch), loss = mean next-token NLL, AdamW (fused). --logp
 forward log-prob pass without a graph. --param-dtype bfloat16: bf16 parameters, no autocast (a
 log-prob pass of a model whose fp32 copy would not fit). --layers N: the preset cut to N layers.
 MoE presets run transformers' default experts implementation (grouped_mm), reported as "experts".
-Prints one JSON line with tokens_per_s, mfu and peak_memory_gb.
+Qwen3.5 presets (qwen3.5-2b, qwen3.5-35b-a3b, as src/verlpp/model/presets.cpp) run
+Qwen3_5ForCausalLM / Qwen3_5MoeForCausalLM; without fla and causal_conv1d installed (the GPU
+machine) transformers runs its torch fallback of the delta rule and the short convolution, reported
+as "delta_rule". Prints one JSON line with tokens_per_s, mfu and peak_memory_gb.
 
   python3 bench/baselines/train_step_hf.py --preset qwen3-1.7b [--attn sdpa|flash_attention_2]
   python3 bench/baselines/train_step_hf.py --preset qwen3-30b-a3b --layers 6
@@ -32,7 +35,30 @@ MOE_PRESETS = {
 }
 
 
+def qwen3_5_config(preset, layers):
+    """Qwen3.5-2B / Qwen3.5-35B-A3B text configs (tests/fixtures/models), every field explicit."""
+    moe = preset == "qwen3.5-35b-a3b"
+    n = layers or (40 if moe else 24)
+    kw = dict(vocab_size=248320, hidden_size=2048, num_hidden_layers=n,
+              num_attention_heads=16 if moe else 8, num_key_value_heads=2, head_dim=256,
+              layer_types=["full_attention" if (i + 1) % 4 == 0 else "linear_attention"
+                           for i in range(n)],
+              linear_num_key_heads=16, linear_num_value_heads=32 if moe else 16,
+              linear_key_head_dim=128, linear_value_head_dim=128, linear_conv_kernel_dim=4,
+              rms_norm_eps=1e-6, max_position_embeddings=262144, tie_word_embeddings=not moe,
+              rope_parameters={"rope_type": "default", "rope_theta": 1e7,
+                               "partial_rotary_factor": 0.25, "mrope_section": [11, 11, 10],
+                               "mrope_interleaved": True})
+    if moe:
+        return transformers.Qwen3_5MoeTextConfig(
+            num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+            shared_expert_intermediate_size=512, **kw)
+    return transformers.Qwen3_5TextConfig(intermediate_size=6144, **kw)
+
+
 def config_for(preset, layers):
+    if preset.startswith("qwen3.5"):
+        return qwen3_5_config(preset, layers)
     common = dict(vocab_size=151936, head_dim=128, rms_norm_eps=1e-6, max_position_embeddings=40960)
     if preset in MOE_PRESETS:
         kw = dict(MOE_PRESETS[preset], tie_word_embeddings=False, **common)
@@ -44,9 +70,39 @@ def config_for(preset, layers):
         rope_theta=1000000.0, tie_word_embeddings=True, **common, **PRESETS[preset])
 
 
+def qwen3_5_flops(c, seqlens):
+    """verl's _estimate_qwen3_5_flops (models.md §6; src/verlpp/trainer/flops.cpp qwen3_5_flops)."""
+    h, d, heads = c.hidden_size, c.head_dim, c.num_attention_heads
+    full = h * (2 * heads * d + 2 * c.num_key_value_heads * d + heads * d)
+    kd = c.linear_num_key_heads * c.linear_key_head_dim
+    vd = c.linear_num_value_heads * c.linear_value_head_dim
+    linear = h * (2 * kd + 3 * vd + 2 * c.linear_num_value_heads) + c.linear_conv_kernel_dim * (2 * kd + vd)
+    if getattr(c, "num_experts", 0):
+        mlp = (h * c.num_experts + 3 * h * c.moe_intermediate_size * c.num_experts_per_tok
+               + 3 * h * c.shared_expert_intermediate_size + h)
+    else:
+        mlp = 3 * h * c.intermediate_size
+    nf = sum(t == "full_attention" for t in c.layer_types)
+    nl = c.num_hidden_layers - nf
+    n = nf * full + nl * linear + c.num_hidden_layers * mlp + 2 * c.vocab_size * h
+    tokens = sum(seqlens)
+    return (6 * n * tokens + 6 * sum(s * s for s in seqlens) * d * heads * nf
+            + 15 * c.linear_key_head_dim * c.linear_value_head_dim * c.linear_num_value_heads * tokens * nl)
+
+
+def delta_rule_implementation(model):
+    for m in model.modules():
+        f = getattr(m, "chunk_gated_delta_rule", None)
+        if f is not None:
+            return getattr(f, "__module__", "?") + "." + getattr(f, "__name__", "?")
+    return None
+
+
 def training_flops(c, seqlens):
     """verl's flops_counter (same as src/verlpp/trainer/flops.cpp): dense decoders, and qwen3_moe
     through _estimate_qwen2_moe_flops (top-k experts of every layer, plus the router)."""
+    if hasattr(c, "layer_types") and hasattr(c, "linear_num_key_heads"):
+        return qwen3_5_flops(c, seqlens)
     h, d = c.hidden_size, c.head_dim
     q = o = c.num_attention_heads * d
     kv = c.num_key_value_heads * d
@@ -114,6 +170,7 @@ def main():
     print(json.dumps({"preset": a.preset, "layers": c.num_hidden_layers, "attn": a.attn,
                       "param_dtype": a.param_dtype,
                       "experts": getattr(model.config, "_experts_implementation", None),
+                      "delta_rule": delta_rule_implementation(model),
                       "mode": "logprob" if a.logprob_only else "train",
                       "tokens_per_s": tokens / seconds, "seconds_per_step": seconds,
                       "mfu": flops / seconds / 989e12,

@@ -2,8 +2,11 @@
 # The Qwen3.5 GPU-machine call (from the repository root with $OUT set; carry .gpu-deps): builds the
 # benchmark and test targets (Release), runs the Qwen3.5 CUDA tests (bf16 logits against the
 # fixtures' float64 reference within transformers' own bf16 gap, fp32 CUDA against the CPU, the
-# rollout's log-probs with and without CUDA graphs), then tools/gpu/qwen3_5_bench.sh (verlpp
-# against transformers in the same call). Every result line also goes to $OUT/results.txt.
+# rollout's log-probs with and without CUDA graphs; the checkpoint tests are left out: their
+# std::filesystem temp folders crash on that machine's LibTorch, README "Not done yet"), then tools/gpu/qwen3_5_bench.sh (verlpp
+# against transformers in the same call). TARGETS names the build targets, TESTS=0 skips the tests,
+# PART=rollout runs the rollout benchmark pair instead of the training ones; PROFILE=1 adds kernel profiles of the
+# Qwen3.5-2B log-prob pass and update (verlpp_train_step_profile); BENCH=0 skips the benchmarks. Every result line also goes to $OUT/results.txt.
 set -uo pipefail
 OUT=${OUT:?}
 source tools/gpu/gpu_env.sh
@@ -11,14 +14,22 @@ start=$SECONDS
 prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)');$EXTRA_PREFIX_PATH"
 { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVERLPP_BUILD_BENCH=ON \
     -DCMAKE_PREFIX_PATH="$prefix" &&
-  timeout 320 cmake --build build -j 16 --target verlpp_train_step_bench \
-    verlpp_rollout_generate_bench verlpp_model_tests verlpp_rollout_tests; } > "$OUT/build.log" 2>&1 ||
+  timeout 320 cmake --build build -j 16 --target ${TARGETS:-verlpp_train_step_bench \
+    verlpp_rollout_bench verlpp_model_tests verlpp_rollout_tests}; } > "$OUT/build.log" 2>&1 ||
   { echo "build failed"; grep -E "error" -A3 "$OUT/build.log" | head -40; }
 echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
 {
-  timeout 120 build/tests/unit/model/verlpp_model_tests \
-    --gtest_filter='*Qwen3_5*:*DeltaRule*' 2>&1 | grep -E "FAILED|PASSED|bf16|fp32 CUDA|float64"
-  timeout 120 build/tests/unit/rollout/verlpp_rollout_tests \
+  [ "${TESTS:-1}" = 1 ] && timeout 120 build/tests/unit/model/verlpp_model_tests \
+    --gtest_filter='*Qwen3_5*:*DeltaRule*:-*Checkpoint*' > "$OUT/model_tests.log" 2>&1
+  grep -E "FAILED|PASSED|bf16|fp32 CUDA|float64" "$OUT/model_tests.log"; tail -3 "$OUT/model_tests.log"
+  [ "${TESTS:-1}" = 1 ] && timeout 120 build/tests/unit/rollout/verlpp_rollout_tests \
     --gtest_filter='*Qwen3_5*:*Transformers*' 2>&1 | grep -E "FAILED|PASSED|Qwen3.5"
-  [ -f tools/gpu/qwen3_5_bench.sh ] && bash tools/gpu/qwen3_5_bench.sh
+  if [ "${PROFILE:-0}" = 1 ]; then
+    for mode in "--logprob-only 1" "--logprob-only 0"; do
+      timeout 90 build/bench/verlpp_train_step_profile --preset qwen3.5-2b $mode --steps 1 --warmup 2 \
+        > "$OUT/profile.txt" 2>&1
+      head -30 "$OUT/profile.txt"
+    done
+  fi
+  [ "${BENCH:-1}" = 1 ] && bash tools/gpu/qwen3_5_bench.sh
 } 2>&1 | tee -a "$OUT/results.txt"

@@ -121,7 +121,8 @@ struct CausalLM::Impl {
       lengths.assign(static_cast<size_t>(l.batch), l.length);
     }
     ctx.delta_rule = std::make_shared<const DeltaRuleLayout>(
-        DeltaRuleLayout::build(starts, lengths, tokens, decoder->embed_tokens.device()));
+        DeltaRuleLayout::build(starts, lengths, tokens, decoder->embed_tokens.device(), 64,
+                               config().linear_attention.conv_kernel_dim - 1));
   }
 
   // The checkpoint as this architecture reads it: Qwen3.5's vision-language layout keeps the text

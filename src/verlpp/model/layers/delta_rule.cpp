@@ -14,7 +14,8 @@ namespace verlpp::model {
 
 DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
                                        const std::vector<int64_t>& lengths, int64_t tokens,
-                                       const at::Device& device, int64_t chunk_size) {
+                                       const at::Device& device, int64_t chunk_size,
+                                       int64_t conv_window) {
   if (starts.size() != lengths.size() || chunk_size < 1) {
     throw Error("delta rule layout: starts and lengths differ in size, or chunk size < 1");
   }
@@ -66,7 +67,19 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
   if (std::find(token_rows.begin(), token_rows.end(), -1) != token_rows.end()) {
     throw Error("delta rule layout: the sequences do not cover every token");
   }
+  std::vector<int64_t> conv_rows, conv_outputs(static_cast<size_t>(tokens), 0);
+  for (int64_t s = 0; s < S; ++s) {
+    conv_rows.insert(conv_rows.end(), static_cast<size_t>(conv_window), tokens);
+    for (int64_t i = 0; i < lengths[static_cast<size_t>(s)]; ++i) {
+      const int64_t t = starts[static_cast<size_t>(s)] + i;
+      conv_outputs[static_cast<size_t>(t)] = static_cast<int64_t>(conv_rows.size()) - conv_window;
+      conv_rows.push_back(t);
+    }
+  }
+  l.conv_window = conv_window;
   const auto options = at::TensorOptions().dtype(at::kLong);
+  l.conv_rows = at::tensor(conv_rows, options).to(device);
+  l.conv_outputs = at::tensor(conv_outputs, options).to(device);
   l.chunk_rows = at::tensor(chunk_rows, options).to(device);
   l.token_rows = at::tensor(token_rows, options).to(device);
   l.token_offsets = at::tensor(offsets, options).to(device);
@@ -159,15 +172,19 @@ DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
   const ChunkTerms t =
       chunk_terms(to_chunks(qn, layout), to_chunks(l2_normalize(k), layout), to_chunks(v, layout),
                   to_chunks(g, layout), to_chunks(beta, layout));
+  // Each term split once into the scan steps' chunks (one autograd node per term: a narrow per
+  // step would give every step's backward a zero-filled gradient of the whole term).
+  const auto steps = [&](const at::Tensor& x) { return x.split_with_sizes(layout.step_sizes); };
+  const std::vector<at::Tensor> u = steps(t.u), w = steps(t.w), q_decayed = steps(t.q_decayed),
+                                qk = steps(t.qk), k_decayed = steps(t.k_decayed),
+                                last_decay = steps(t.last_decay);
   std::vector<at::Tensor> outputs;
   for (size_t j = 0; j < layout.step_sizes.size(); ++j) {
-    const int64_t first = layout.step_offsets[j], m = layout.step_sizes[j];
+    const int64_t m = layout.step_sizes[j];
     const at::Tensor s = state.narrow(0, 0, m);
-    const at::Tensor v_new = t.u.narrow(0, first, m) - at::matmul(t.w.narrow(0, first, m), s);
-    outputs.push_back(at::matmul(t.q_decayed.narrow(0, first, m), s) +
-                      at::matmul(t.qk.narrow(0, first, m), v_new));
-    const at::Tensor next = t.last_decay.narrow(0, first, m) * s +
-                            at::matmul(t.k_decayed.narrow(0, first, m).transpose(-1, -2), v_new);
+    const at::Tensor v_new = u[j] - at::matmul(w[j], s);
+    outputs.push_back(at::matmul(q_decayed[j], s) + at::matmul(qk[j], v_new));
+    const at::Tensor next = last_decay[j] * s + at::matmul(k_decayed[j].transpose(-1, -2), v_new);
     state = m == S ? next : at::cat({next, state.narrow(0, m, S - m)});
   }
   DeltaRuleOutput out;
@@ -183,15 +200,21 @@ DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
 DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::Tensor& k,
                                                 const at::Tensor& v, const at::Tensor& g,
                                                 const at::Tensor& beta, const at::Tensor& state) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  const at::Tensor qn = l2_normalize(q).to(at::kFloat) * scale;
-  const at::Tensor kn = l2_normalize(k).to(at::kFloat).unsqueeze(-1);  // [N, H, dk, 1]
-  const at::Tensor decayed = state * g.to(at::kFloat).exp().unsqueeze(-1).unsqueeze(-1);
-  const at::Tensor memory = (decayed * kn).sum(-2);  // S^T k [N, H, dv]
-  const at::Tensor delta = (v.to(at::kFloat) - memory) * beta.to(at::kFloat).unsqueeze(-1);
+  const int64_t N = state.size(0), H = state.size(1), dk = state.size(2), dv = state.size(3);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
+  // Batched over (row, head) as [N * H, ...] matrix products: the state is read and written a few
+  // times per step rather than once per elementwise term (a decode step is bound by its traffic).
+  const at::Tensor qn = (l2_normalize(q).to(at::kFloat) * scale).reshape({N * H, 1, dk});
+  const at::Tensor kn = l2_normalize(k).to(at::kFloat).reshape({N * H, dk, 1});
+  const at::Tensor decay = g.to(at::kFloat).exp().reshape({N * H, 1, 1});
+  const at::Tensor decayed = state.reshape({N * H, dk, dv}) * decay;
+  const at::Tensor memory = at::bmm(kn.transpose(1, 2), decayed);  // S^T k [N * H, 1, dv]
+  const at::Tensor delta = (v.to(at::kFloat).reshape({N * H, 1, dv}) - memory) *
+                           beta.to(at::kFloat).reshape({N * H, 1, 1});
+  const at::Tensor next = at::baddbmm(decayed, kn, delta);
   DeltaRuleOutput out;
-  out.final_state = decayed + kn * delta.unsqueeze(-2);
-  out.o = (out.final_state * qn.unsqueeze(-1)).sum(-2);
+  out.o = at::bmm(qn, next).view({N, H, dv});
+  out.final_state = next.view({N, H, dk, dv});
   return out;
 }
 

@@ -38,12 +38,19 @@ struct DeltaRuleLayout {
   at::Tensor chunk_rows;              // [chunks * C] int64: token of each chunk row, `tokens` = pad
   at::Tensor token_rows;              // [tokens] int64: each token's row in the chunked form
   at::Tensor token_offsets;           // [tokens] int64: the token's index within its sequence
+  // The short convolution's layout (Gated DeltaNet): every sequence preceded by conv_window zero
+  // rows. conv_rows [S * conv_window + tokens] int64 (`tokens` = a zero row); conv_outputs [tokens]
+  // int64: where token t's output lies in a valid (unpadded) convolution over those rows.
+  int64_t conv_window = 0;
+  at::Tensor conv_rows;
+  at::Tensor conv_outputs;
 
   // starts/lengths: the packed sequences (host; lengths may be 0; starts[s] + lengths[s] <=
   // tokens). Tensors are created on `device`.
   static DeltaRuleLayout build(const std::vector<int64_t>& starts,
                                const std::vector<int64_t>& lengths, int64_t tokens,
-                               const at::Device& device, int64_t chunk_size = 64);
+                               const at::Device& device, int64_t chunk_size = 64,
+                               int64_t conv_window = 3);
 };
 
 struct DeltaRuleOutput {

@@ -73,8 +73,24 @@ LayerStateSpec gated_deltanet_state(const ModelConfig& c) {
 namespace {
 
 // silu(sum_j w_j c_{t - (K-1) + j}) per channel over [T, C], taps before a sequence's first token
-// reading 0 (offsets: each token's index within its sequence); sum in fp32, rounded once.
-at::Tensor causal_conv(const at::Tensor& c, const at::Tensor& weight, const at::Tensor& offsets) {
+// reading 0: a depthwise convolution without padding over the tokens with conv_window zero rows
+// before each sequence (layout.conv_rows), as transformers' nn.Conv1d computes it in the weight's
+// dtype (fp32 accumulation on CUDA, one rounding), then silu; on CUDA (one cuDNN kernel).
+at::Tensor cudnn_conv(const at::Tensor& c, const at::Tensor& weight, const DeltaRuleLayout& l) {
+  const int64_t C = c.size(1);
+  if (l.conv_window != weight.size(-1) - 1) {
+    throw Error("gated_deltanet: the layout's conv window does not match linear_conv_kernel_dim");
+  }
+  const at::Tensor rows = at::cat({c, at::zeros({1, C}, c.options())}).index_select(0, l.conv_rows);
+  const at::Tensor out =
+      at::conv1d(rows.t().unsqueeze(0).to(weight.scalar_type()), weight, at::Tensor(),
+                 at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{1}, C);
+  return at::silu(out.squeeze(0).t().index_select(0, l.conv_outputs).to(c.scalar_type()));
+}
+
+// The same on the CPU as K shifted products (offsets: each token's index within its sequence),
+// summed in fp32 and rounded once: in fp32 as close to the float64 value as transformers' conv.
+at::Tensor shifted_conv(const at::Tensor& c, const at::Tensor& weight, const at::Tensor& offsets) {
   const int64_t T = c.size(0), C = c.size(1), K = weight.size(-1);
   const at::Tensor taps = weight.view({C, K}).to(at::kFloat);
   const at::Tensor cf = c.to(at::kFloat);
@@ -86,6 +102,10 @@ at::Tensor causal_conv(const at::Tensor& c, const at::Tensor& weight, const at::
     sum = sum + at::where(inside, earlier, 0.0) * taps.select(1, K - 1 - shift);
   }
   return at::silu(sum.to(c.scalar_type()));
+}
+
+at::Tensor causal_conv(const at::Tensor& c, const at::Tensor& weight, const DeltaRuleLayout& l) {
+  return c.is_cuda() ? cudnn_conv(c, weight, l) : shifted_conv(c, weight, l.token_offsets);
 }
 
 // The decode step's conv: the slot windows [N, C, K-1] and the new column give the output, and
@@ -139,7 +159,7 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
   } else {
     if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
     if (state != nullptr) store_windows(mixed, ctx.layout, ctx.sequence_slots, state->conv);
-    conv = causal_conv(mixed, w.conv1d, ctx.delta_rule->token_offsets);
+    conv = causal_conv(mixed, w.conv1d, *ctx.delta_rule);
   }
   const int64_t Kd = l.key_dim();
   at::Tensor q = conv.narrow(1, 0, Kd).view({T, Hk, l.key_head_dim});

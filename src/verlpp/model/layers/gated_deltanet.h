@@ -1,7 +1,7 @@
 // Gated DeltaNet, Qwen3.5's linear attention (transformers' Qwen3_5GatedDeltaNet; models.md §3),
 // on the output h of the layer's input norm:
 //   c = h W_qkv^T, z = h W_z^T, b = h W_b^T, a = h W_a^T                 (model dtype)
-//   c' = silu(causal depthwise conv of c, K taps, zero left context)   (sum in fp32, rounded once)
+//   c' = silu(causal depthwise conv of c, K taps, zero left context)   (as nn.Conv1d: weight dtype)
 //   [q | k | v] = c' split Kd, Kd, Vd; q, k repeated Hv / Hk times per key head (contiguous groups)
 //   beta = sigmoid(b) (model dtype), g = -exp(A_log) * softplus(a + dt_bias) (fp32)
 //   o = gated delta rule (delta_rule.h), cast to the model dtype
