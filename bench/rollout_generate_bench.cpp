@@ -1,6 +1,8 @@
-// Rollout throughput: verlpp's generate_sequences on a preset's shape (model::presets, random
-// weights; default qwen3-0.6b, also qwen3.5-2b), against transformers' `generate` measured just before on the same GPU by
-// bench/baselines/rollout_generate_hf.py (same shape, prompts, lengths and sampling).
+// Rollout throughput: verlpp's generate_sequences on a preset's shape (model::preset_config,
+// random weights; default qwen3-0.6b; also qwen3.5-2b, whose Gated DeltaNet layers keep a conv
+// window and a recurrent state per slot), against transformers' `generate` measured just before on
+// the same GPU by bench/baselines/rollout_generate_hf.py --preset (same shape, prompts, lengths and
+// sampling).
 //
 //   verlpp_rollout_bench [--preset qwen3-0.6b] [--prompts 256] [--prompt-length 512]
 //       [--response-length 1024]
@@ -10,7 +12,9 @@
 // sampled at temperature 1 with top_k/top_p off (verl's rollout defaults). One warm-up call on 8
 // prompts first. Prints a JSON line with output tokens/s (responses only, prefill time included),
 // the prefill time (a call with one response token), the mean decode step and peak CUDA memory
-// allocated; then, when a baseline is given, a JSON line with the ratio to its tokens/s.
+// allocated; then, when a baseline is given, a JSON line with the ratio to its tokens/s and, when
+// the baseline reports one, both MFUs: the baseline's (verl's FLOPs formula over prompt + response
+// tokens, forward only) and this run's on the same work (the baseline's times the speedup).
 #include <ATen/ATen.h>
 
 #include <chrono>
@@ -161,10 +165,14 @@ int run(const Options& o) {
     std::ifstream in(o.baseline);
     if (!in) throw verlpp::Error("--baseline " + o.baseline + ": cannot open");
     const nlohmann::json base = nlohmann::json::parse(in);
-    const nlohmann::json ratio = {
-        {"baseline_tokens_per_s", base.at("tokens_per_s")},
-        {"baseline_peak_memory_gib", base.at("peak_memory_gib")},
-        {"speedup_vs_baseline", ours / base.at("tokens_per_s").get<double>()}};
+    const double speedup = ours / base.at("tokens_per_s").get<double>();
+    nlohmann::json ratio = {{"baseline_tokens_per_s", base.at("tokens_per_s")},
+                            {"baseline_peak_memory_gib", base.at("peak_memory_gib")},
+                            {"speedup_vs_baseline", speedup}};
+    if (base.contains("mfu") && base["mfu"].is_number()) {
+      ratio["baseline_mfu"] = base["mfu"];
+      ratio["mfu"] = base["mfu"].get<double>() * speedup;
+    }
     std::cout << ratio.dump() << std::endl;
   }
   return 0;

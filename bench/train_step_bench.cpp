@@ -1,4 +1,4 @@
-// Actor-update throughput: forward + backward + AdamW of a dense Qwen3 shape on packed
+// Actor-update throughput: forward + backward + AdamW of a preset's shape on packed
 // micro-batches, as `verlpp ppo`'s actor update runs it (packed forward, chunked log-prob,
 // AdamW on fp32 masters), against bench/baselines/train_step_hf.py (transformers + PyTorch on
 // the same batch shape) when its JSON result is given.
@@ -7,14 +7,21 @@
 //       [--micro-batches 1] [--steps 8] [--warmup 3] [--dtype bfloat16] [--grad-ckpt 0]
 //       [--baseline hf.json] [--logprob-only 0] [--layers N]
 //
-// Presets: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b (Qwen3-MoE; --layers cuts it to N layers, as
-// bench/baselines/train_step_hf.py --layers does). Weights are drawn on the GPU.
+// Presets: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b (Qwen3-MoE), qwen3.5-2b and qwen3.5-35b-a3b
+// (Qwen3.5 / Qwen3.5-MoE: Gated DeltaNet layers with every fourth layer full attention); --layers
+// cuts a preset to N layers (Qwen3.5: the first N of its layer_types, the same every-fourth
+// pattern extended past the preset's depth), as bench/baselines/train_step_hf.py --layers does.
+// Weights are drawn on the GPU in --dtype (default bfloat16: bf16 parameters and compute; the
+// update keeps fp32 AdamW masters), so a --logprob-only 1 pass is the counterpart of
+// train_step_hf.py --param-dtype bfloat16 and the update that of its default fp32 parameters
+// under bf16 autocast.
 //
 // A step is `micro-batches` forward/backward passes of micro-tokens tokens each (sequences of
 // seq-len tokens packed back to back; the loss is the mean negative log-prob of the next token)
 // and one optimizer step. With --logprob-only 1 a step is one forward log-prob pass without a
-// graph (old_log_prob / ref). Prints tokens/s, MFU (verl's 6N + 6·Σs²·d·heads·layers, H200 989
-// TFLOP/s; forward-only passes count a third) and the peak CUDA memory allocated.
+// graph (old_log_prob / ref). Prints tokens/s, MFU (verl's flops_counter as trainer/flops.cpp:
+// 6N + 6·Σs²·d·heads·layers, Qwen3.5 _estimate_qwen3_5_flops; H200 989 TFLOP/s; forward-only
+// passes count a third) and the peak CUDA memory allocated.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <torch/cuda.h>
@@ -181,7 +188,16 @@ int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
   const at::Device device = torch::cuda::is_available() ? at::Device(at::kCUDA, 0) : at::kCPU;
   auto config = verlpp::model::preset_config(o.preset);
-  if (o.layers > 0) config.num_hidden_layers = o.layers;
+  if (o.layers > 0) {
+    config.num_hidden_layers = o.layers;
+    if (!config.layer_types.empty()) {  // Qwen3.5: one entry per layer
+      config.layer_types.clear();
+      for (std::int64_t i = 0; i < o.layers; ++i) {
+        config.layer_types.push_back((i + 1) % 4 == 0 ? verlpp::model::LayerType::full_attention
+                                                      : verlpp::model::LayerType::linear_attention);
+      }
+    }
+  }
   const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
   auto model = verlpp::model::CausalLM::random_init(config, 1, 0.02, dtype, device);
   model.set_gradient_checkpointing(o.grad_ckpt);
