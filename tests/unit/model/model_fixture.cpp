@@ -1,7 +1,9 @@
 #include "model_fixture.h"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -99,6 +101,37 @@ std::string load_error(const std::string& dir) {
     return e.what();
   }
   return "no error";
+}
+
+PaddedBatch left_padded(const std::map<std::string, at::Tensor>& reference) {
+  const at::Tensor cu = reference.at("cu_seqlens").to(at::kLong);
+  const int64_t S = cu.size(0) - 1;
+  PaddedBatch b;
+  for (int64_t s = 0; s < S; ++s) {
+    b.starts.push_back(cu[s].item<int64_t>());
+    b.lengths.push_back(cu[s + 1].item<int64_t>() - b.starts.back());
+  }
+  const int64_t L = *std::max_element(b.lengths.begin(), b.lengths.end());
+  b.ids = at::zeros({S, L}, at::kLong);
+  b.mask = at::zeros({S, L}, at::kLong);
+  for (int64_t s = 0; s < S; ++s) {
+    const int64_t n = b.lengths[static_cast<size_t>(s)];
+    b.ids[s]
+        .narrow(0, L - n, n)
+        .copy_(reference.at("input_ids").narrow(0, b.starts[static_cast<size_t>(s)], n));
+    b.mask[s].narrow(0, L - n, n).fill_(1);
+  }
+  return b;
+}
+
+void expect_same_gradients(const CausalLM& a, const CausalLM& b, double tolerance) {
+  const auto pa = a.named_parameters();
+  const auto pb = b.named_parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) {
+    ASSERT_TRUE(pb[i].second.grad().defined()) << pb[i].first;
+    EXPECT_LT(max_abs_diff(pa[i].second.grad(), pb[i].second.grad()), tolerance) << pa[i].first;
+  }
 }
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b) {

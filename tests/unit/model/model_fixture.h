@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace verlpp::model {
+class CausalLM;
+}
+
 namespace verlpp::model::testing {
 
 // The fixture models: qwen2, qwen3_tied, qwen3_sharded, llama3.
@@ -39,6 +43,16 @@ std::string broken_copy(const std::string& name, const std::string& tag,
                         const std::function<bool(const std::string&)>& drop);
 // from_pretrained's error message for `dir` (fp32, CPU), or "no error".
 std::string load_error(const std::string& dir);
+
+// A reference's packed sequences (input_ids, cu_seqlens) as a left-padded batch.
+struct PaddedBatch {
+  at::Tensor ids, mask;                  // [S, L] int64, L = the longest sequence
+  std::vector<int64_t> starts, lengths;  // each sequence's first packed token and length
+};
+PaddedBatch left_padded(const std::map<std::string, at::Tensor>& reference);
+
+// Every parameter of `b` has a gradient within `tolerance` (max abs) of `a`'s.
+void expect_same_gradients(const CausalLM& a, const CausalLM& b, double tolerance);
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b);
 // ||a - b|| / ||b||

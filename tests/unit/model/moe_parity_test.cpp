@@ -125,32 +125,18 @@ TEST_P(MoeParity, GradientCheckpointingKeepsRouterGradients) {
   ckpt.set_gradient_checkpointing(true);
   loss(plain).backward();
   loss(ckpt).backward();
-  const auto a = plain.named_parameters();
-  const auto b = ckpt.named_parameters();
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_TRUE(b[i].second.grad().defined()) << b[i].first;
-    EXPECT_LT(max_abs_diff(a[i].second.grad(), b[i].second.grad()), 1e-7) << a[i].first;
-  }
+  testing::expect_same_gradients(plain, ckpt, 1e-7);
 }
 
 TEST_P(MoeParity, PackedAndPaddedGiveTheSameLogits) {
   const CausalLM m = load();
   c10::AutoGradMode no_grad(false);
-  const at::Tensor cu = ref_.at("cu_seqlens").to(at::kLong);
-  const int64_t S = cu.size(0) - 1;
-  const int64_t L = (cu.slice(0, 1) - cu.slice(0, 0, S)).max().item<int64_t>();
-  at::Tensor ids = at::zeros({S, L}, at::kLong);
-  at::Tensor mask = at::zeros({S, L}, at::kLong);
-  for (int64_t s = 0; s < S; ++s) {
-    const int64_t a = cu[s].item<int64_t>();
-    const int64_t n = cu[s + 1].item<int64_t>() - a;
-    ids[s].narrow(0, L - n, n).copy_(ref_.at("input_ids").narrow(0, a, n));  // left padding
-    mask[s].narrow(0, L - n, n).fill_(1);
-  }
-  const at::Tensor padded = m.logits(m.forward_padded(ids, mask));
-  for (int64_t s = 0; s < S; ++s) {
-    const int64_t a = cu[s].item<int64_t>();
-    const int64_t n = cu[s + 1].item<int64_t>() - a;
+  const testing::PaddedBatch batch = testing::left_padded(ref_);
+  const at::Tensor padded = m.logits(m.forward_padded(batch.ids, batch.mask));
+  const int64_t L = batch.ids.size(1);
+  for (int64_t s = 0; s < batch.ids.size(0); ++s) {
+    const int64_t a = batch.starts[static_cast<size_t>(s)];
+    const int64_t n = batch.lengths[static_cast<size_t>(s)];
     EXPECT_LT(max_abs_diff(padded[s].narrow(0, L - n, n), ref_.at("logits").narrow(0, a, n)), 1e-5)
         << "sequence " << s;
   }
