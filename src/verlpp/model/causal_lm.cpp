@@ -291,7 +291,7 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   ctx.state = &state;
   ctx.cache_rows = at::tensor(rows, at::kLong).to(dev);
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
-  ctx.sequence_slots = slots;
+  ctx.sequence_slots = at::tensor(slots, at::kLong).to(dev);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr);
 }

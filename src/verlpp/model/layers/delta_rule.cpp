@@ -67,8 +67,12 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
   if (std::find(token_rows.begin(), token_rows.end(), -1) != token_rows.end()) {
     throw Error("delta rule layout: the sequences do not cover every token");
   }
-  std::vector<int64_t> conv_rows, conv_outputs(static_cast<size_t>(tokens), 0);
+  std::vector<int64_t> conv_rows, conv_outputs(static_cast<size_t>(tokens), 0), window_rows;
   for (int64_t s = 0; s < S; ++s) {
+    const int64_t start = starts[static_cast<size_t>(s)];
+    const int64_t end = start + lengths[static_cast<size_t>(s)];
+    for (int64_t i = end - conv_window; i < end; ++i)
+      window_rows.push_back(i >= start ? i : tokens);
     conv_rows.insert(conv_rows.end(), static_cast<size_t>(conv_window), tokens);
     for (int64_t i = 0; i < lengths[static_cast<size_t>(s)]; ++i) {
       const int64_t t = starts[static_cast<size_t>(s)] + i;
@@ -80,6 +84,7 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
   const auto options = at::TensorOptions().dtype(at::kLong);
   l.conv_rows = at::tensor(conv_rows, options).to(device);
   l.conv_outputs = at::tensor(conv_outputs, options).to(device);
+  l.window_rows = at::tensor(window_rows, options).to(device);
   l.chunk_rows = at::tensor(chunk_rows, options).to(device);
   l.token_rows = at::tensor(token_rows, options).to(device);
   l.token_offsets = at::tensor(offsets, options).to(device);

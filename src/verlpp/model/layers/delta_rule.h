@@ -41,9 +41,12 @@ struct DeltaRuleLayout {
   // The short convolution's layout (Gated DeltaNet): every sequence preceded by conv_window zero
   // rows. conv_rows [S * conv_window + tokens] int64 (`tokens` = a zero row); conv_outputs [tokens]
   // int64: where token t's output lies in a valid (unpadded) convolution over those rows.
+  // window_rows [S * conv_window] int64: each sequence's last conv_window tokens (`tokens` where
+  // it is shorter), the conv window prefill leaves in its slot.
   int64_t conv_window = 0;
   at::Tensor conv_rows;
   at::Tensor conv_outputs;
+  at::Tensor window_rows;
 
   // starts/lengths: the packed sequences (host; lengths may be 0; starts[s] + lengths[s] <=
   // tokens). Tensors are created on `device`.

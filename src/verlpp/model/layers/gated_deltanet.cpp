@@ -120,19 +120,13 @@ at::Tensor conv_step(const at::Tensor& c, const at::Tensor& weight, at::Tensor& 
 }
 
 // Prefill: the last K-1 pre-conv columns of each sequence (zeros before its start) into its slot.
-void store_windows(const at::Tensor& c, const SequenceLayout& layout,
-                   const std::vector<int64_t>& slots, at::Tensor& windows) {
-  const int64_t T = c.size(0), C = c.size(1), W = windows.size(-1);
-  std::vector<int64_t> rows;
-  for (size_t s = 0; s < layout.lengths.size(); ++s) {
-    const int64_t start = layout.starts[s], end = start + layout.lengths[s];
-    for (int64_t i = end - W; i < end; ++i) rows.push_back(i >= start ? i : T);
-  }
-  const at::Tensor index = at::tensor(rows, at::kLong).to(c.device());
-  const at::Tensor gathered = at::cat({c, at::zeros({1, C}, c.options())}).index_select(0, index);
-  const auto S = static_cast<int64_t>(slots.size());
-  windows.index_copy_(0, at::tensor(slots, at::kLong).to(c.device()),
-                      gathered.view({S, W, C}).transpose(1, 2).to(windows.scalar_type()));
+void store_windows(const at::Tensor& c, const DeltaRuleLayout& layout, const at::Tensor& slots,
+                   at::Tensor& windows) {
+  const int64_t C = c.size(1), W = windows.size(-1);
+  const at::Tensor gathered =
+      at::cat({c, at::zeros({1, C}, c.options())}).index_select(0, layout.window_rows);
+  windows.index_copy_(
+      0, slots, gathered.view({slots.size(0), W, C}).transpose(1, 2).to(windows.scalar_type()));
 }
 
 }  // namespace
@@ -158,7 +152,7 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
     conv = conv_step(mixed, w.conv1d, state->conv, slots);
   } else {
     if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
-    if (state != nullptr) store_windows(mixed, ctx.layout, ctx.sequence_slots, state->conv);
+    if (state != nullptr) store_windows(mixed, *ctx.delta_rule, ctx.sequence_slots, state->conv);
     conv = causal_conv(mixed, w.conv1d, *ctx.delta_rule);
   }
   const int64_t Kd = l.key_dim();
@@ -177,8 +171,7 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
   } else {
     rule = chunk_gated_delta_rule(q, k, v, g, beta, *ctx.delta_rule);
     if (state != nullptr) {
-      state->recurrent.index_copy_(0, at::tensor(ctx.sequence_slots, at::kLong).to(h.device()),
-                                   rule.final_state);
+      state->recurrent.index_copy_(0, ctx.sequence_slots, rule.final_state);
     }
   }
   const at::Tensor o = gated_rms_norm(rule.o.to(h.scalar_type()), z, w.norm, c.rms_norm_eps);

@@ -25,7 +25,7 @@ struct LayerContext {
   // Models with linear-attention layers, outside decode: the layout's sequences (padded: one per
   // row) in the delta rule's chunked form.
   std::shared_ptr<const DeltaRuleLayout> delta_rule;
-  std::vector<int64_t> sequence_slots;  // prefill: the state slot of each sequence
+  at::Tensor sequence_slots;  // prefill: [S] int64, the state slot of each sequence
   const DecodeView* decode = nullptr;
   bool router_logits = false;  // MoE layers return their router logits
 };
