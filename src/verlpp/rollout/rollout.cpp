@@ -14,7 +14,6 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
-#include "verlpp/core/generator.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/rollout/graphed_decode.h"
 #include "verlpp/rollout/kv_cache.h"
@@ -211,7 +210,8 @@ at::Tensor recomputed_logits(const model::CausalLM& model, const PackedPrompts& 
 }
 
 data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
-                           const SamplingParams& params, std::uint64_t seed) {
+                           const SamplingParams& params, std::uint64_t seed,
+                           std::int64_t first_row) {
   const int64_t R = params.max_response_length;
   if (R < 1) {
     throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
@@ -222,7 +222,6 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   const int64_t B = static_cast<int64_t>(packed.lengths.size());
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
   const SamplerSettings settings = sampler_settings(params);
-  at::Generator gen = make_generator(dev, seed);
 
   const bool flash =
       dev.is_cuda() && model.dtype() != at::kFloat && compat::has_flash_attention_kvcache();
@@ -241,7 +240,11 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
     hidden = model.forward_packed(packed.ids, packed.positions, packed.cu_seqlens);
   }
   const at::Tensor last = (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev);
-  SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings, gen);
+  const auto draws = [&](const at::Tensor& rows, int64_t step) {
+    return row_uniforms(seed, rows + first_row, step);
+  };
+  SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings,
+                                        draws(at::arange(B, long_options), 0));
 
   ResponseBuffers out;
   out.tokens = at::full({B, R}, params.pad_token_id, long_options);
@@ -284,7 +287,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
       logits = model.logits(model.decode(batch.tokens, batch.positions, view, cache->view()));
     }
     if (!logits.defined()) logits = recomputed_logits(model, packed, out.tokens, batch.rows, s);
-    sampled = sample_tokens(logits, settings, gen);
+    sampled = sample_tokens(logits, settings, draws(batch.rows, s));
     record(out, s, batch.rows, sampled, params);
     batch.tokens = sampled.tokens;
     batch.positions = batch.positions + 1;
@@ -312,13 +315,16 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 }  // namespace
 
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
-                               const SamplingParams& params, std::uint64_t seed) {
+                               const SamplingParams& params, std::uint64_t seed,
+                               std::int64_t first_row) {
   if (params.max_num_seqs <= 0 || prompts.size() <= params.max_num_seqs) {
-    return generate_chunk(model, prompts, params, seed);
+    return generate_chunk(model, prompts, params, seed, first_row);
   }
   std::vector<data::Batch> chunks;
+  std::int64_t offset = first_row;
   for (const auto& chunk : prompts.split(params.max_num_seqs)) {
-    chunks.push_back(generate_chunk(model, chunk, params, seed + chunks.size()));
+    chunks.push_back(generate_chunk(model, chunk, params, seed, offset));
+    offset += chunk.size();
   }
   return data::Batch::concat(chunks);
 }

@@ -62,11 +62,15 @@ SamplingParams sampling_params(const config::RolloutConfig& rollout, bool valida
 //                                       top-k/top-p truncation; temperature 0 counts as 1), 0 at
 //                                       padding; only when calculate_log_probs
 // meta_info is copied. Finished rows leave the decode batch (see compaction_interval). More rows
-// than max_num_seqs are generated in chunks of max_num_seqs rows, chunk k with seed + k. Sampling
-// is deterministic for a given (seed, prompts, max_num_seqs, device).
+// than max_num_seqs are generated in chunks of max_num_seqs rows. Row i draws its random numbers
+// from (seed, first_row + i, step) (rollout::row_uniforms), so sampling depends on the seed, the
+// row's prompt and its index in the whole batch only: generating rows [a, b) of a batch with
+// first_row = a (a data-parallel rank's slice, a max_num_seqs chunk) gives those rows of the whole
+// batch's result, up to the device's floating-point differences between batch sizes.
 // Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty prompt row, a prompt id
 // outside the vocabulary or max_response_length < 1.
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
-                               const SamplingParams& params, std::uint64_t seed);
+                               const SamplingParams& params, std::uint64_t seed,
+                               std::int64_t first_row = 0);
 
 }  // namespace verlpp::rollout

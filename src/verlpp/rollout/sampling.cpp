@@ -1,7 +1,6 @@
 #include "verlpp/rollout/sampling.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 
 #include <limits>
@@ -21,9 +20,43 @@ void check(const SamplerSettings& s) {
   }
 }
 
-constexpr double kMinExponential = 1e-20;  // keeps p / E finite when the draw is 0
+// splitmix64's finaliser on int64 tensors (two's-complement wrap-around; logical right shifts
+// as arithmetic shifts masked to the low bits).
+at::Tensor splitmix64(at::Tensor z) {
+  const auto shift_right = [](const at::Tensor& x, int64_t bits) {
+    return x.__rshift__(bits).bitwise_and((int64_t{1} << (64 - bits)) - 1);
+  };
+  z = z.bitwise_xor(shift_right(z, 30)).mul(static_cast<int64_t>(0xBF58476D1CE4E5B9ULL));
+  z = z.bitwise_xor(shift_right(z, 27)).mul(static_cast<int64_t>(0x94D049BB133111EBULL));
+  return z.bitwise_xor(shift_right(z, 31));
+}
+
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
+
+// The first token whose cumulative probability exceeds u·total, total = the row's sum. The target
+// stays below the total so that it lands on a token of non-zero probability.
+at::Tensor inverse_cdf_draw(const at::Tensor& probs, const at::Tensor& uniforms) {
+  const at::Tensor cdf = probs.cumsum(-1);
+  const at::Tensor total = cdf.narrow(-1, cdf.size(-1) - 1, 1);
+  const at::Tensor target = at::minimum(
+      (uniforms.to(cdf.device(), at::kDouble).unsqueeze(-1) * total.to(at::kDouble)).to(at::kFloat),
+      at::nextafter(total, at::zeros_like(total)));
+  return at::searchsorted(cdf, target, /*out_int32=*/false, /*right=*/true).squeeze(-1);
+}
 
 }  // namespace
+
+at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int64_t step) {
+  // Distinct streams per (seed, step) first, then per row: z = mix(mix(seed, step) + row·golden).
+  std::uint64_t stream = seed * kGolden + static_cast<std::uint64_t>(step);
+  stream = (stream ^ (stream >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  stream = (stream ^ (stream >> 27)) * 0x94D049BB133111EBULL;
+  stream ^= stream >> 31;
+  const at::Tensor z = splitmix64(
+      row_ids.to(at::kLong).mul(static_cast<int64_t>(kGolden)).add(static_cast<int64_t>(stream)));
+  const at::Tensor top53 = z.__rshift__(11).bitwise_and((int64_t{1} << 53) - 1);
+  return top53.to(at::kDouble).mul(1.0 / static_cast<double>(int64_t{1} << 53));
+}
 
 at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& settings) {
   check(settings);
@@ -46,7 +79,7 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
 }
 
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
-                            at::Generator& generator) {
+                            const at::Tensor& uniforms) {
   check(settings);
   const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
   const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
@@ -54,9 +87,7 @@ SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& set
   if (settings.greedy) {
     tokens = logits.argmax(-1);
   } else {
-    const at::Tensor probs = at::softmax(truncated_logits(logits, settings), -1);
-    at::Tensor race = at::empty_like(probs).exponential_(1.0, generator);
-    tokens = (probs / race.clamp_min_(kMinExponential)).argmax(-1);
+    tokens = inverse_cdf_draw(at::softmax(truncated_logits(logits, settings), -1), uniforms);
   }
   return {tokens, logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};
 }

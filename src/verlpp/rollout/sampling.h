@@ -4,9 +4,13 @@
 // most probable tokens whose probability reaches top_p (transformers TopPLogitsWarper: sort
 // ascending, drop tokens whose cumulative probability is <= 1 - top_p, always keep the most
 // probable), then draw from the softmax of what is left.
+//
+// The draw is keyed by row, not by batch: row i of a step uses one uniform number derived from
+// (seed, the row's index in the whole generation batch, the step), so a batch generated in pieces
+// (max_num_seqs chunks, data-parallel ranks, rows leaving the decode batch) samples exactly what
+// the whole batch would.
 #pragma once
 
-#include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -25,12 +29,17 @@ struct SampledTokens {
   at::Tensor logprobs;  // [N] fp32: log softmax(logits / temperature)[token], before truncation
 };
 
-// logits [N, V] (any float dtype; computed in fp32). The draw is the exponential race
-// argmax_v p_v / E_v with E_v ~ Exp(1) i.i.d. from `generator` (equivalent to sampling from p),
-// so it needs no host synchronisation. Throws verlpp::Error for temperature <= 0 or top_p outside
-// (0, 1].
+// One uniform number in [0, 1) per row, fp64 [N] on row_ids' device: splitmix64 (Steele et al.,
+// "Fast splittable pseudorandom number generators", 2014) of (seed, row id, step), top 53 bits.
+// row_ids: int64 [N], the rows' indices in the whole generation batch.
+at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int64_t step);
+
+// logits [N, V] (any float dtype; computed in fp32), uniforms [N] from row_uniforms. The draw is
+// inverse-CDF sampling: the first token whose cumulative probability (fp32, in vocabulary order)
+// exceeds u times the total, so a row's token depends only on its logits and its u, and nothing
+// waits for the host. Throws verlpp::Error for temperature <= 0 or top_p outside (0, 1].
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
-                            at::Generator& generator);
+                            const at::Tensor& uniforms);
 
 // logits / temperature with the tokens that top_k / top_p remove set to -inf, fp32 [N, V].
 at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& settings);

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
-#include "verlpp/core/generator.h"
 
 namespace verlpp::rollout {
 namespace {
@@ -74,8 +73,7 @@ TEST_P(SamplingDistribution, TenThousandDrawsPassChiSquare) {
   s.temperature = c.temperature;
   s.top_k = c.top_k;
   s.top_p = c.top_p;
-  at::Generator gen = make_generator(at::Device(at::kCPU), 1234);
-  const SampledTokens out = sample_tokens(logits, s, gen);
+  const SampledTokens out = sample_tokens(logits, s, row_uniforms(1234, at::arange(draws), 0));
   const at::Tensor counts = at::bincount(out.tokens, {}, static_cast<int64_t>(kLogits.size()));
   // Bins with an expected count below 5 are merged into one, as the test requires.
   double chi2 = 0.0;
@@ -111,8 +109,7 @@ TEST(Sampling, LogProbsAreOfTheUntruncatedTemperatureSoftmax) {
   const at::Tensor logits =
       at::tensor(kLogits, at::kDouble).to(at::kFloat).unsqueeze(0).repeat({64, 1});
   SamplerSettings s{false, T, 3, 0.5};
-  at::Generator gen = make_generator(at::Device(at::kCPU), 7);
-  const SampledTokens out = sample_tokens(logits, s, gen);
+  const SampledTokens out = sample_tokens(logits, s, row_uniforms(7, at::arange(64), 0));
   double z = 0.0;
   for (double l : kLogits) z += std::exp(l / T);
   for (int64_t i = 0; i < 64; ++i) {
@@ -124,31 +121,70 @@ TEST(Sampling, LogProbsAreOfTheUntruncatedTemperatureSoftmax) {
 
 TEST(Sampling, GreedyTakesTheArgmaxWithLogProbsAtTheTemperature) {
   const at::Tensor logits = at::tensor({0.1f, 3.0f, -1.0f, 2.0f, 1.0f, 2.5f}).view({2, 3});
-  at::Generator gen = make_generator(at::Device(at::kCPU), 0);
-  const SampledTokens out = sample_tokens(logits, {true, 2.0, -1, 1.0}, gen);
+  const SampledTokens out =
+      sample_tokens(logits, {true, 2.0, -1, 1.0}, row_uniforms(0, at::arange(2), 0));
   EXPECT_EQ(out.tokens[0].item<int64_t>(), 1);
   EXPECT_EQ(out.tokens[1].item<int64_t>(), 2);
   const double z1 = std::exp(2.0 / 2) + std::exp(1.0 / 2) + std::exp(2.5 / 2);
   EXPECT_NEAR(out.logprobs[1].item<float>(), 2.5 / 2 - std::log(z1), 1e-6);
 }
 
-TEST(Sampling, SameSeedSameDraws) {
-  const at::Tensor logits = at::zeros({100, 50});
+// splitmix64 worked on the host with uint64 arithmetic for a few (seed, row, step).
+double reference_uniform(std::uint64_t seed, std::uint64_t row, std::uint64_t step) {
+  const auto mix = [](std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+  const std::uint64_t golden = 0x9E3779B97F4A7C15ULL;
+  const std::uint64_t z = mix(row * golden + mix(seed * golden + step));
+  return static_cast<double>(z >> 11) / 9007199254740992.0;
+}
+
+TEST(Sampling, RowUniformsAreSplitmix64OfSeedRowAndStep) {
+  const at::Tensor rows = at::tensor(std::vector<int64_t>{0, 1, 7, 123456789, 4000000000LL});
+  for (const std::uint64_t seed : {0ULL, 5ULL, 0xFFFFFFFFFFFFULL}) {
+    for (const std::int64_t step : {0, 3}) {
+      const at::Tensor u = row_uniforms(seed, rows, step);
+      for (int64_t i = 0; i < rows.numel(); ++i) {
+        const auto row = static_cast<std::uint64_t>(rows[i].item<int64_t>());
+        EXPECT_EQ(u[i].item<double>(),
+                  reference_uniform(seed, row, static_cast<std::uint64_t>(step)))
+            << "seed " << seed << " row " << row << " step " << step;
+      }
+    }
+  }
+}
+
+// A row's token depends on its logits and its own uniform only: sampling rows alone or in any
+// batch gives the same tokens; another seed gives others.
+TEST(Sampling, DrawsAreKeyedByRowNotByBatch) {
+  const at::Tensor logits = at::randn({100, 50}, at::TensorOptions(at::kFloat));
   SamplerSettings s;
-  at::Generator g1 = make_generator(at::Device(at::kCPU), 5);
-  at::Generator g2 = make_generator(at::Device(at::kCPU), 5);
-  at::Generator g3 = make_generator(at::Device(at::kCPU), 6);
-  const at::Tensor a = sample_tokens(logits, s, g1).tokens;
-  EXPECT_TRUE(a.equal(sample_tokens(logits, s, g2).tokens));
-  EXPECT_FALSE(a.equal(sample_tokens(logits, s, g3).tokens));
+  const at::Tensor rows = at::arange(100);
+  const at::Tensor all = sample_tokens(logits, s, row_uniforms(5, rows, 2)).tokens;
+  const at::Tensor tail =
+      sample_tokens(logits.narrow(0, 40, 60), s, row_uniforms(5, rows.narrow(0, 40, 60), 2)).tokens;
+  EXPECT_TRUE(all.narrow(0, 40, 60).equal(tail));
+  EXPECT_FALSE(all.equal(sample_tokens(logits, s, row_uniforms(6, rows, 2)).tokens));
+  EXPECT_FALSE(all.equal(sample_tokens(logits, s, row_uniforms(5, rows, 3)).tokens));
+}
+
+// u close to 1 never selects a token that truncation removed at the end of the vocabulary.
+TEST(Sampling, UniformNearOneStaysOnKeptTokens) {
+  const at::Tensor logits = at::tensor({3.0f, 2.0f, -5.0f, -6.0f}).view({1, 4});
+  SamplerSettings s;
+  s.top_k = 2;
+  const at::Tensor u = at::tensor({1.0 - 1e-16}, at::kDouble);
+  EXPECT_EQ(sample_tokens(logits, s, u).tokens.item<int64_t>(), 1);
 }
 
 TEST(Sampling, BadSettingsAreErrors) {
-  at::Generator gen = make_generator(at::Device(at::kCPU), 0);
+  const at::Tensor u = row_uniforms(0, at::arange(1), 0);
   const at::Tensor logits = at::zeros({1, 4});
-  EXPECT_THROW(sample_tokens(logits, {false, 0.0, -1, 1.0}, gen), Error);
-  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 0.0}, gen), Error);
-  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 1.5}, gen), Error);
+  EXPECT_THROW(sample_tokens(logits, {false, 0.0, -1, 1.0}, u), Error);
+  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 0.0}, u), Error);
+  EXPECT_THROW(sample_tokens(logits, {false, 1.0, -1, 1.5}, u), Error);
 }
 
 }  // namespace
