@@ -21,6 +21,7 @@ struct Command {
 Command add_check_command(CLI::App& app);
 Command add_data_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+Command add_launch_command(CLI::App& app);
 Command add_ppo_command(CLI::App& app);
 Command add_model_command(CLI::App& app);
 Command add_reward_command(CLI::App& app);

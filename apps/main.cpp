@@ -5,15 +5,17 @@
 
 #include "commands.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"verlpp: verl's RL post-training (GRPO, PPO, distillation, SFT) in one C++ binary"};
   app.require_subcommand(1);
   const std::vector<verlpp::apps::Command> commands = {
       verlpp::apps::add_check_command(app),    verlpp::apps::add_data_command(app),
-      verlpp::apps::add_generate_command(app), verlpp::apps::add_ppo_command(app),
-      verlpp::apps::add_model_command(app),    verlpp::apps::add_reward_command(app),
-      verlpp::apps::add_sft_command(app),      verlpp::apps::add_tokenize_command(app),
+      verlpp::apps::add_generate_command(app), verlpp::apps::add_launch_command(app),
+      verlpp::apps::add_ppo_command(app),      verlpp::apps::add_model_command(app),
+      verlpp::apps::add_reward_command(app),   verlpp::apps::add_sft_command(app),
+      verlpp::apps::add_tokenize_command(app),
   };
   try {
     app.parse(argc, argv);
@@ -26,10 +28,10 @@ int main(int argc, char** argv) {
     }
     return 1;
   } catch (const verlpp::Error& e) {
-    std::cerr << "verlpp: error: " << e.what() << "\n";
+    std::cerr << verlpp::log_prefix() << ": error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "verlpp: internal error: " << e.what() << "\n";
+    std::cerr << verlpp::log_prefix() << ": internal error: " << e.what() << "\n";
     return 1;
   }
 }

@@ -12,7 +12,7 @@ scripts/setup > "$OUT/build.log" 2>&1
 prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')${EXTRA_PREFIX_PATH:+;$EXTRA_PREFIX_PATH}"
 if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
          -DCMAKE_PREFIX_PATH="$prefix" &&
-       timeout 330 cmake --build build -j 16 --target verlpp; } >> "$OUT/build.log" 2>&1; then
+       timeout 330 cmake --build build -j 16 --target verlpp ${EXTRA_TARGETS:-}; } >> "$OUT/build.log" 2>&1; then
   echo "build failed"; grep -E "error" -A3 "$OUT/build.log" | head -40; exit 0
 fi
 echo "build ok"
@@ -33,7 +33,9 @@ STEPS=${STEPS:-3}
 # The issue-9 step: TRAIN_BATCH=256 N=8 RESPONSE_LENGTH=1024 MINI_BATCH=64 (see docs/performance.md).
 TRAIN_BATCH=${TRAIN_BATCH:-16} N=${N:-5} RESPONSE_LENGTH=${RESPONSE_LENGTH:-256}
 MINI_BATCH=${MINI_BATCH:-8} MAX_NUM_SEQS=${MAX_NUM_SEQS:-256}
-cmd=(build/verlpp ppo
+# LAUNCH="launch --nproc-per-node 1" runs the step as a launched rank (the c10d NCCL path).
+read -r -a launch <<< "${LAUNCH:-}"
+cmd=(build/verlpp "${launch[@]}" ppo
   data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
   data.train_batch_size="$TRAIN_BATCH" data.val_max_samples=32 data.max_prompt_length=256
   data.max_response_length="$RESPONSE_LENGTH" data.filter_overlong_prompts=true

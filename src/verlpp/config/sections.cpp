@@ -359,6 +359,7 @@ Config bind_config(const Node& root) {
   c.distillation = bind_distillation(top.child("distillation"));
   c.trainer = bind_trainer(top.child("trainer"));
   c.trainer.hybrid_engine = arr.boolean("hybrid_engine");
+  c.nccl_timeout = arr.opt_integer("nccl_timeout").value_or(600);
   return c;
 }
 

@@ -233,6 +233,8 @@ struct Config {
   RewardModelPoolConfig reward_model;
   DistillationConfig distillation;
   TrainerConfig trainer;
+  // actor_rollout_ref.nccl_timeout: seconds a collective may wait for the other ranks.
+  std::int64_t nccl_timeout = 600;
 };
 
 // Reads the typed sections from a resolved tree. Throws verlpp::Error naming the key for a value of

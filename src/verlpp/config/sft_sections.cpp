@@ -152,12 +152,8 @@ void validate_trainer(const SftTrainerConfig& t, Findings& out) {
     add_error(out, "trainer.resume_from_path", "resume_mode=resume_path needs a checkpoint folder",
               "trainer.resume_from_path=checkpoints/.../global_step_N");
   }
-  if (t.nnodes * t.n_gpus_per_node != 1) {
-    add_error(
-        out, "trainer.nnodes/trainer.n_gpus_per_node",
-        fmt::format("verlpp sft runs on one device, got {} × {}", t.nnodes, t.n_gpus_per_node),
-        "trainer.nnodes=1 trainer.n_gpus_per_node=1");
-  }
+  check_positive("trainer.nnodes", t.nnodes, out);
+  check_positive("trainer.n_gpus_per_node", t.n_gpus_per_node, out);
   if (t.save_freq == 0) {
     add_error(out, "trainer.save_freq", "0 is not a frequency", "trainer.save_freq=-1");
   }

@@ -54,7 +54,8 @@ SftConfig bind_sft_config(const Node& root);
 
 // Rule violations as findings (key, what is wrong, one fix): batch sizes, max_length, truncation,
 // pad_mode, prompt_key/response_key set together, optimizer values, save/test frequencies,
-// resume_mode, a single device (nnodes × n_gpus_per_node = 1).
+// resume_mode, positive nnodes and n_gpus_per_node (their product must equal the run's ranks,
+// checked when the run starts).
 Findings validate_sft_config(const SftConfig& config);
 
 }  // namespace verlpp::config

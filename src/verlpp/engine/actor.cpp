@@ -2,10 +2,12 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
 
 #include <set>
 #include <utility>
 
+#include "verlpp/core/error.h"
 #include "verlpp/engine/metric_accumulator.h"
 
 namespace verlpp::engine {
@@ -25,12 +27,35 @@ std::vector<at::Tensor> parameters_of(model::CausalLM& model) {
   return out;
 }
 
-algo::GlobalBatchInfo global_info(const data::Batch& mini, const ActorSettings& settings) {
+// The global mini-batch's counts: valid response tokens, rows, and (for the MoE aux loss's
+// share) real tokens, summed over the data-parallel ranks.
+struct MiniBatchCounts {
   algo::GlobalBatchInfo info;
-  info.batch_num_tokens = mini.tensor("response_mask").ne(0).sum().item<double>();
-  info.global_batch_size = static_cast<double>(mini.size());
-  info.loss_scale_factor = settings.loss_scale_factor;
-  return info;
+  double tokens = 0;
+};
+
+MiniBatchCounts global_counts(const data::Batch& mini, const ActorSettings& settings) {
+  const std::vector<double> sums = settings.dp.all_reduce(
+      {mini.tensor("response_mask").ne(0).sum().item<double>(), static_cast<double>(mini.size()),
+       mini.tensor("attention_mask").ne(0).sum().item<double>()},
+      dist::ReduceOp::sum);
+  MiniBatchCounts out;
+  out.info.batch_num_tokens = sums[0];
+  out.info.global_batch_size = sums[1];
+  out.info.loss_scale_factor = settings.loss_scale_factor;
+  out.tokens = sums[2];
+  return out;
+}
+
+std::int64_t local_mini_batch_rows(const ActorSettings& settings) {
+  const int dp = settings.dp.size();
+  if (settings.mini_batch_rows % dp != 0) {
+    throw Error(
+        fmt::format("actor: ppo_mini_batch_size × rollout.n = {} rows are not divisible by the {} "
+                    "data-parallel ranks",
+                    settings.mini_batch_rows, dp));
+  }
+  return settings.mini_batch_rows / dp;
 }
 
 data::Batch epoch_order(const data::Batch& batch, const ActorSettings& settings,
@@ -47,7 +72,7 @@ Actor::Actor(model::CausalLM model, ActorSettings settings, const AdamWConfig& o
              std::int64_t total_training_steps)
     : model_(std::move(model)),
       settings_(std::move(settings)),
-      optimizer_(parameters_of(model_), optim, total_training_steps) {}
+      optimizer_(parameters_of(model_), optim, total_training_steps, settings_.dp) {}
 
 LogProbOutput Actor::compute_log_prob(const data::Batch& batch, bool with_entropy) const {
   return engine::compute_log_prob(model_, batch, settings_.log_prob_micro, settings_.forward,
@@ -57,16 +82,18 @@ LogProbOutput Actor::compute_log_prob(const data::Batch& batch, bool with_entrop
 algo::Metrics Actor::update_policy(const data::Batch& batch) {
   MetricAccumulator metrics;
   const double lr = optimizer_.lr();
+  // verl's engine seeds each data-parallel rank's shuffle with seed + dp rank.
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
-      static_cast<std::uint64_t>(settings_.data_loader_seed));
+      static_cast<std::uint64_t>(settings_.data_loader_seed + settings_.dp.rank()));
+  const std::int64_t mini_rows = local_mini_batch_rows(settings_);
   for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
     const data::Batch ordered = epoch_order(batch, settings_, generator);
-    for (const auto& mini : ordered.split(settings_.mini_batch_rows)) {
-      update_mini_batch(mini, metrics);
-    }
+    for (const auto& mini : ordered.split(mini_rows)) update_mini_batch(mini, metrics);
   }
   optimizer_.advance_lr();
-  algo::Metrics out = metrics.means("actor/");
+  std::set<std::string> summed;
+  for (const auto& key : loss_metrics()) summed.insert("actor/" + key);
+  algo::Metrics out = reduce_over_ranks(metrics.means("actor/"), settings_.dp, summed);
   out["actor/lr"] = lr;
   return out;
 }
@@ -77,11 +104,11 @@ double Actor::moe_aux_loss_coeff() const {
 }
 
 void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
-  const algo::GlobalBatchInfo info = global_info(mini, settings_);
+  const MiniBatchCounts counts = global_counts(mini, settings_);
+  const algo::GlobalBatchInfo& info = counts.info;
   const bool with_entropy = settings_.calculate_entropy || settings_.loss.entropy_coeff != 0;
   const bool moe = model_.config().moe.num_experts > 0;
   const double aux_coeff = moe_aux_loss_coeff();
-  const double mini_tokens = mini.tensor("attention_mask").ne(0).sum().item<double>();
   const auto device = model_.device();
   algo::Metrics sums;
   optimizer_.zero_grad();
@@ -102,7 +129,7 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
     if (current.moe_aux_loss.defined()) {
       result.metrics["moe_aux_loss"] = current.moe_aux_loss.item<double>();
       if (aux_coeff != 0.0) {
-        const double share = static_cast<double>(current.tokens) / mini_tokens;
+        const double share = static_cast<double>(current.tokens) / counts.tokens;
         loss = loss + aux_coeff * share * current.moe_aux_loss;
       }
     }

@@ -9,6 +9,12 @@
 // (valid response tokens, rows) so that the accumulated gradient equals the whole mini-batch's,
 // and takes one optimizer step. The learning-rate schedule advances once per call.
 //
+// Data parallel (settings.dp of several ranks; distributed.md §1.4-1.7): the batch given to
+// update_policy is this rank's contiguous slice; its mini-batches are mini_batch_rows / dp rows,
+// the loss is normalised by the token and row counts of the global mini-batch (all-reduced), the
+// optimizer sums the gradients over the ranks, and the metrics are combined over them
+// (reduce_over_ranks). The result equals one rank updating on the whole batch.
+//
 // MoE models: each micro-batch's load-balancing loss (transformers' definition over its real
 // tokens, model::load_balancing_loss) is logged as actor/moe_aux_loss (mean over micro-batches).
 // It joins the loss only where verl would add it: never under FSDP (verl's dp_actor ignores the
@@ -23,6 +29,7 @@
 #include "verlpp/algo/actor_loss.h"
 #include "verlpp/algo/metrics.h"
 #include "verlpp/data/batch.h"
+#include "verlpp/dist/communicator.h"
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
@@ -45,6 +52,7 @@ struct ActorSettings {
   std::optional<double> loss_scale_factor;
   bool add_moe_aux_loss = false;             // see above
   std::optional<double> moe_aux_loss_coeff;  // default: config.json's router_aux_loss_coef
+  dist::Communicator dp;                     // the data-parallel ranks (default: one)
 };
 
 class Actor {
@@ -68,7 +76,8 @@ class Actor {
   // over mini-batches; pg_clipfrac, ppo_kl, pg_clipfrac_lower, kl_coef averaged over
   // micro-batches; grad_norm averaged over mini-batches; lr the rate this update used;
   // moe_aux_loss for MoE models.
-  // Throws verlpp::Error for a missing tensor.
+  // Throws verlpp::Error for a missing tensor, or when the data-parallel size does not divide
+  // mini_batch_rows.
   algo::Metrics update_policy(const data::Batch& batch);
 
  private:

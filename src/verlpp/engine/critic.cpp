@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/GradMode.h>
+#include <fmt/format.h>
 
 #include <utility>
 
@@ -47,7 +48,7 @@ Critic::Critic(model::CausalLM trunk, ValueHead head, CriticSettings settings,
     : trunk_(std::move(trunk)),
       head_(std::move(head)),
       settings_(std::move(settings)),
-      optimizer_(trainable(trunk_, head_), optim, total_training_steps) {}
+      optimizer_(trainable(trunk_, head_), optim, total_training_steps, settings_.dp) {}
 
 at::Tensor Critic::forward_values(const data::Batch& micro) const {
   const ResponseHidden where = response_hidden(trunk_, micro, settings_.remove_padding);
@@ -68,20 +69,31 @@ at::Tensor Critic::compute_values(const data::Batch& batch) const {
 algo::Metrics Critic::update_critic(const data::Batch& batch) {
   MetricAccumulator metrics;
   const double lr = optimizer_.lr();
+  const int dp = settings_.dp.size();
+  if (settings_.mini_batch_rows % dp != 0) {
+    throw Error(
+        fmt::format("critic: ppo_mini_batch_size × rollout.n = {} rows are not divisible "
+                    "by the {} data-parallel ranks",
+                    settings_.mini_batch_rows, dp));
+  }
   for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
-    for (const auto& mini : batch.split(settings_.mini_batch_rows))
+    for (const auto& mini : batch.split(settings_.mini_batch_rows / dp)) {
       update_mini_batch(mini, metrics);
+    }
   }
   optimizer_.advance_lr();
-  algo::Metrics out = metrics.means("critic/");
+  algo::Metrics out = reduce_over_ranks(metrics.means("critic/"), settings_.dp, {"critic/vf_loss"});
   out["critic/lr"] = lr;
   return out;
 }
 
 void Critic::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
+  const std::vector<double> counts = settings_.dp.all_reduce(
+      {mini.tensor("response_mask").ne(0).sum().item<double>(), static_cast<double>(mini.size())},
+      dist::ReduceOp::sum);
   algo::GlobalBatchInfo info;
-  info.batch_num_tokens = mini.tensor("response_mask").ne(0).sum().item<double>();
-  info.global_batch_size = static_cast<double>(mini.size());
+  info.batch_num_tokens = counts[0];
+  info.global_batch_size = counts[1];
   info.loss_scale_factor = settings_.loss_scale_factor;
   const auto device = trunk_.device();
   double vf_loss = 0;

@@ -15,6 +15,7 @@
 
 #include "verlpp/algo/metrics.h"
 #include "verlpp/data/batch.h"
+#include "verlpp/dist/communicator.h"
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
@@ -32,6 +33,8 @@ struct CriticSettings {
   double cliprange_value = 0.5;
   std::string loss_agg_mode = "token-mean";
   std::optional<double> loss_scale_factor;
+  // The data-parallel ranks: update_critic gets this rank's slice, as Actor::update_policy does.
+  dist::Communicator dp;
 };
 
 struct ValueHead {

@@ -17,4 +17,17 @@ algo::Metrics MetricAccumulator::means(const std::string& prefix) const {
   return out;
 }
 
+algo::Metrics reduce_over_ranks(const algo::Metrics& local, const dist::Communicator& dp,
+                                const std::set<std::string>& summed) {
+  if (dp.backend() == "none") return local;
+  std::vector<double> sums, means;
+  for (const auto& [key, value] : local) (summed.count(key) ? sums : means).push_back(value);
+  sums = dp.all_reduce(sums, dist::ReduceOp::sum);
+  means = dp.all_reduce(means, dist::ReduceOp::avg);
+  algo::Metrics out;
+  std::size_t s = 0, m = 0;
+  for (const auto& [key, value] : local) out[key] = summed.count(key) ? sums[s++] : means[m++];
+  return out;
+}
+
 }  // namespace verlpp::engine

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "verlpp/algo/metrics.h"
+#include "verlpp/dist/communicator.h"
 
 namespace verlpp::engine {
 
@@ -20,5 +22,13 @@ class MetricAccumulator {
  private:
   std::map<std::string, std::vector<double>> values_;
 };
+
+// A worker's metrics combined over its data-parallel ranks as verl combines them
+// (engine_workers.py, Metric.aggregate_dp; distributed.md §1.7): keys in `summed` are partial sums
+// of a loss normalised by the global batch and add up over ranks; every other key is averaged
+// (with equal micro-batch counts per rank, verl's mean over ranks per micro-batch then over
+// micro-batches). Every rank must pass the same keys.
+algo::Metrics reduce_over_ranks(const algo::Metrics& local, const dist::Communicator& dp,
+                                const std::set<std::string>& summed);
 
 }  // namespace verlpp::engine

@@ -35,9 +35,14 @@ struct Optimizer::Impl {
   LrSchedule schedule;
   std::int64_t scheduler_step = 0;
   std::int64_t adam_step = 0;  // updates applied: AdamW's bias-correction step
+  dist::Communicator dp;
 
-  Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps)
-      : parameters(std::move(params)), config(cfg), schedule(cfg.schedule, total_steps) {
+  Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps,
+       dist::Communicator group)
+      : parameters(std::move(params)),
+        config(cfg),
+        schedule(cfg.schedule, total_steps),
+        dp(std::move(group)) {
     for (const auto& p : parameters) masters.push_back(p.detach().to(at::kFloat).clone());
     exp_avgs = zeros_like_all(masters);
     exp_avg_sqs = zeros_like_all(masters);
@@ -59,7 +64,22 @@ struct Optimizer::Impl {
       model_grads.push_back(grad.detach());
     }
     compat::foreach_copy(converted, model_grads);
+    sum_over_ranks(grads);
     return grads;
+  }
+
+  // The gradients summed over the data-parallel ranks, through one flat fp32 buffer.
+  void sum_over_ranks(std::vector<at::Tensor>& grads) const {
+    if (dp.backend() == "none") return;
+    std::vector<at::Tensor> flat;
+    for (const auto& g : grads) flat.push_back(g.reshape(-1));
+    at::Tensor buffer = at::cat(flat);
+    dp.all_reduce(buffer, dist::ReduceOp::sum);
+    std::int64_t offset = 0;
+    for (auto& g : grads) {
+      g.copy_(buffer.narrow(0, offset, g.numel()).view_as(g));
+      offset += g.numel();
+    }
   }
 
   // torch.optim.AdamW's update with _foreach kernels (CPU and LibTorch < 2), or the fused CUDA
@@ -91,13 +111,14 @@ struct Optimizer::Impl {
 };
 
 Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
-                     std::int64_t total_training_steps) {
+                     std::int64_t total_training_steps, dist::Communicator dp) {
   if (config.beta1 < 0 || config.beta1 >= 1 || config.beta2 < 0 || config.beta2 >= 1) {
     throw Error("optim.betas: expected two values in [0, 1)");
   }
   if (config.schedule.lr < 0) throw Error("optim.lr: expected a non-negative learning rate");
   if (parameters.empty()) throw Error("optimizer: the model has no parameters to train");
-  impl_ = std::make_unique<Impl>(std::move(parameters), config, total_training_steps);
+  impl_ =
+      std::make_unique<Impl>(std::move(parameters), config, total_training_steps, std::move(dp));
 }
 
 Optimizer::~Optimizer() = default;

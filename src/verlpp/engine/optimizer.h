@@ -10,6 +10,11 @@
 // LibTorch >= 2.1 the update is one fused kernel (torch.optim.AdamW(fused=True)); elsewhere
 // _foreach kernels with the same formula. The learning rate
 // follows LrSchedule, advanced once per training step by advance_lr().
+//
+// Data parallel: with a communicator of several ranks, step() first sums the gradients over the
+// ranks (one fp32 all-reduce of all gradients). Each rank's loss is normalised by the global
+// batch's counts (distributed.md §1.6), so the sum is the one-rank gradient of the whole batch and
+// every rank applies the same update to identical parameters.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -19,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/dist/communicator.h"
 #include "verlpp/engine/lr_schedule.h"
 
 namespace verlpp::engine {
@@ -41,7 +47,7 @@ class Optimizer {
   // `parameters`: the model's tensors (any floating dtype, requires_grad). Throws verlpp::Error
   // when betas are outside [0, 1), lr is negative or there are no parameters.
   Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
-            std::int64_t total_training_steps);
+            std::int64_t total_training_steps, dist::Communicator dp = {});
   ~Optimizer();
 
   StepResult step();

@@ -67,7 +67,9 @@ void restore_trainer_state(PpoContext& ctx, const std::filesystem::path& folder)
 
 }  // namespace
 
-std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_step) {
+namespace {
+
+std::filesystem::path write_checkpoint(PpoContext& ctx, std::int64_t global_step) {
   const config::TrainerConfig& t = ctx.config.trainer;
   CheckpointWriter writer(t.default_local_dir, global_step);
   const auto& folder = writer.staging_folder();
@@ -78,6 +80,18 @@ std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_s
   }
   write_trainer_state(folder, trainer_state(ctx, global_step));
   return writer.commit(t.max_actor_ckpt_to_keep);
+}
+
+}  // namespace
+
+std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_step) {
+  // Data parallel without sharding: every rank holds the same weights and optimizer state, so
+  // rank 0 writes the checkpoint and the others wait for it.
+  std::filesystem::path folder = std::filesystem::path(ctx.config.trainer.default_local_dir) /
+                                 ("global_step_" + std::to_string(global_step));
+  if (ctx.world.is_main()) folder = write_checkpoint(ctx, global_step);
+  ctx.world.barrier();
+  return folder;
 }
 
 std::optional<std::int64_t> resume_ppo_checkpoint(PpoContext& ctx) {

@@ -1,7 +1,6 @@
 #include "verlpp/trainer/ppo_context.h"
 
 #include "verlpp/config/layout.h"
-#include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/data/prompt_encoding.h"
@@ -52,9 +51,10 @@ void load_models(PpoContext& ctx) {
   model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
+  engine::ActorSettings actor = actor_settings(c);
+  actor.dp = ctx.world;
   ctx.actor = std::make_unique<engine::Actor>(
-      policy, actor_settings(c), adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"),
-      ctx.total_steps);
+      policy, actor, adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"), ctx.total_steps);
   if (config::need_reference_policy(c)) {
     ctx.ref = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
     ctx.ref->set_requires_grad(false);
@@ -66,9 +66,10 @@ void load_models(PpoContext& ctx) {
     trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
     engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
                                                      kValueHeadSeed, dtype, ctx.device);
-    ctx.critic = std::make_unique<engine::Critic>(trunk, head, critic_settings(c),
-                                                  adamw_config(c.critic.optim, "critic.optim"),
-                                                  ctx.total_steps);
+    engine::CriticSettings critic = critic_settings(c);
+    critic.dp = ctx.world;
+    ctx.critic = std::make_unique<engine::Critic>(
+        trunk, head, critic, adamw_config(c.critic.optim, "critic.optim"), ctx.total_steps);
   }
 }
 
@@ -83,12 +84,12 @@ void make_sampling(PpoContext& ctx) {
 
 }  // namespace
 
-PpoContext make_ppo_context(const config::CheckReport& report) {
+PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacement& placement) {
   PpoContext ctx;
   ctx.config = report.config;
-  const DeviceKind kind = select_device(ctx.config.trainer.device);
-  ctx.device = kind == DeviceKind::cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-  if (kind == DeviceKind::cuda) ctx.device_name = cuda_device_name(0);
+  ctx.device = placement.device;
+  ctx.world = placement.world;
+  if (ctx.device.is_cuda()) ctx.device_name = cuda_device_name(ctx.device.index());
   ctx.tokenizer_dir = ctx.config.model.tokenizer_path.value_or(ctx.config.model.path);
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
       tokenizer::Tokenizer::from_directory(ctx.tokenizer_dir));

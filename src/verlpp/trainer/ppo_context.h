@@ -22,12 +22,14 @@
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/flops.h"
+#include "verlpp/trainer/placement.h"
 
 namespace verlpp::trainer {
 
 struct PpoContext {
   config::Config config;
   at::Device device = at::Device(at::kCPU);
+  dist::Communicator world;  // the data-parallel ranks of the run
   std::string tokenizer_dir;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   std::unique_ptr<data::RLHFDataset> train_data;
@@ -41,14 +43,15 @@ struct PpoContext {
   std::unique_ptr<algo::KLController> kl_ctrl;
   reward::RewardSettings reward;
   rollout::SamplingParams train_sampling, val_sampling;
-  DecoderShape shape;  // of the actor, for MFU
+  DecoderShape shape;       // of the actor, for MFU
   std::string device_name;  // "NVIDIA H200", or "" on the CPU
 };
 
 // Loads the tokenizer (model.tokenizer_path, else model.path), the datasets, the models in the
-// compute dtype on trainer.device, and builds the optimizers with total_training_steps. Throws
+// compute dtype on the placement's device, and builds the optimizers with total_training_steps
+// over the placement's data-parallel ranks. Throws
 // verlpp::Error for unreadable data or models, a dataset smaller than one batch (naming both
 // numbers), or a configuration the trainer cannot run (naming the key).
-PpoContext make_ppo_context(const config::CheckReport& report);
+PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacement& placement);
 
 }  // namespace verlpp::trainer

@@ -9,8 +9,10 @@
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
 #include "verlpp/core/device_memory.h"
+#include "verlpp/data/seqlen_balancing.h"
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/trainer/batch_rewards.h"
+#include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/flops.h"
 #include "verlpp/trainer/ppo_settings.h"
 
@@ -32,12 +34,28 @@ data::Batch generate(PpoContext& ctx, std::int64_t global_step,
   prompts.set_non_tensor("uid", std::vector<nlohmann::json>(uids.begin(), uids.end()));
   const data::Batch repeated = prompts.repeat_interleave(ctx.config.rollout.n);
   data::Batch generated =
-      rollout::generate_sequences(ctx.actor->model(), repeated, ctx.train_sampling,
-                                  rollout_seed(ctx.config.rollout.seed, global_step));
+      generate_on_ranks(ctx.actor->model(), repeated, ctx.train_sampling,
+                        rollout_seed(ctx.config.rollout.seed, global_step), ctx.world);
   if (ctx.config.rollout.free_cache_engine) {
     release_cached_device_memory(ctx.actor->model().device());
   }
   return generated;
+}
+
+std::vector<std::int64_t> sequence_lengths(const at::Tensor& attention_mask) {
+  const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kCPU).to(at::kLong).contiguous();
+  const auto* p = lengths.data_ptr<std::int64_t>();
+  return {p, p + lengths.numel()};
+}
+
+// trainer.balance_batch: rows reordered so that each data-parallel rank's contiguous slice carries
+// an equal share of the workload (data::balanced_order), with verl's global_seqlen/* metrics.
+data::Batch balance_batch(const PpoContext& ctx, const data::Batch& batch, Metrics& metrics) {
+  const std::vector<std::int64_t> lengths = sequence_lengths(batch.tensor("attention_mask"));
+  const std::vector<std::int64_t> order = data::balanced_order(lengths, ctx.world.size());
+  const auto unbalance = data::seqlen_unbalance_metrics(lengths, order, ctx.world.size());
+  metrics.insert(unbalance.begin(), unbalance.end());
+  return batch.select(order);
 }
 
 std::vector<std::string> uids_of(const data::Batch& batch) {
@@ -85,28 +103,28 @@ void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_
   metrics["training/rollout_probs_diff_std"] = valid.numel() > 1 ? valid.std().item<double>() : 0.0;
 }
 
+// Each rank scores its slice; every rank gets the whole batch's log-probs and entropy.
 void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
-  const engine::LogProbOutput out = ctx.actor->compute_log_prob(batch, true);
-  batch.set_tensor("old_log_probs", out.log_probs);
-  const at::Tensor mask = batch.tensor("response_mask").to(out.entropy.device());
+  const engine::LogProbOutput out =
+      ctx.actor->compute_log_prob(local_rows(batch, ctx.world, "old_log_prob"), true);
+  const at::Tensor log_probs = gather_rows(out.log_probs, ctx.world);
+  const at::Tensor entropy = gather_rows(out.entropy, ctx.world);
+  batch.set_tensor("old_log_probs", log_probs);
+  const at::Tensor mask = batch.tensor("response_mask").to(entropy.device());
   metrics["actor/entropy"] =
-      algo::agg_loss(out.entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
-  if (batch.has_tensor("rollout_log_probs")) add_rollout_probs_diff(batch, out.log_probs, metrics);
+      algo::agg_loss(entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
+  if (batch.has_tensor("rollout_log_probs")) add_rollout_probs_diff(batch, log_probs, metrics);
 }
 
-std::vector<std::int64_t> sequence_lengths(const at::Tensor& attention_mask) {
-  const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kCPU).to(at::kLong).contiguous();
-  const auto* p = lengths.data_ptr<std::int64_t>();
-  return {p, p + lengths.numel()};
-}
-
+// The actor update on this rank's slice; MFU over the whole batch and every rank's device.
 void update_actor(PpoContext& ctx, const data::Batch& batch, PhaseTimer& timer, Metrics& metrics) {
-  const Metrics actor = timer.time("update_actor", [&] { return ctx.actor->update_policy(batch); });
+  const data::Batch local = local_rows(batch, ctx.world, "update_actor");
+  const Metrics actor = timer.time("update_actor", [&] { return ctx.actor->update_policy(local); });
   metrics.insert(actor.begin(), actor.end());
   const double flops = training_flops(ctx.shape, sequence_lengths(batch.tensor("attention_mask"))) *
                        static_cast<double>(ctx.config.actor.ppo_epochs);
   metrics["perf/mfu/actor"] =
-      mfu(flops, timer.seconds().at("update_actor"), ctx.device_name, /*world_size=*/1);
+      mfu(flops, timer.seconds().at("update_actor"), ctx.device_name, ctx.world.size());
   if (const auto peak = device_memory_peak(ctx.actor->model().device())) {
     metrics["perf/max_memory_allocated_gb"] = peak->max_allocated_gib;
     metrics["perf/max_memory_reserved_gb"] = peak->max_reserved_gib;
@@ -142,6 +160,7 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
                       const std::vector<std::int64_t>& rows, PhaseTimer& timer) {
   StepOutput out;
   data::Batch batch = timer.time("gen", [&] { return generate(ctx, global_step, rows); });
+  if (ctx.config.trainer.balance_batch) batch = balance_batch(ctx, batch, out.metrics);
   timer.time("reward", [&] {
     const BatchRewards rewards =
         compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
@@ -150,19 +169,25 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
   timer.time("old_log_prob", [&] { old_log_prob(ctx, batch, out.metrics); });
   if (ctx.ref) {
     timer.time("ref", [&] {
+      const data::Batch local = local_rows(batch, ctx.world, "ref");
       batch.set_tensor("ref_log_prob",
-                       engine::compute_log_prob(*ctx.ref, batch, ctx.ref_micro,
-                                                ctx.actor->settings().forward, false)
-                           .log_probs);
+                       gather_rows(engine::compute_log_prob(*ctx.ref, local, ctx.ref_micro,
+                                                            ctx.actor->settings().forward, false)
+                                       .log_probs,
+                                   ctx.world));
     });
   }
   if (ctx.critic) {
-    timer.time("values", [&] { batch.set_tensor("values", ctx.critic->compute_values(batch)); });
+    timer.time("values", [&] {
+      const data::Batch local = local_rows(batch, ctx.world, "values");
+      batch.set_tensor("values", gather_rows(ctx.critic->compute_values(local), ctx.world));
+    });
   }
   timer.time("adv", [&] { compute_advantages(ctx, batch, out.metrics); });
   if (ctx.critic) {
+    const data::Batch local = local_rows(batch, ctx.world, "update_critic");
     const Metrics critic =
-        timer.time("update_critic", [&] { return ctx.critic->update_critic(batch); });
+        timer.time("update_critic", [&] { return ctx.critic->update_critic(local); });
     out.metrics.insert(critic.begin(), critic.end());
   }
   if (ctx.config.trainer.critic_warmup <= global_step) update_actor(ctx, batch, timer, out.metrics);

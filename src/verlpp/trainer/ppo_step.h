@@ -1,7 +1,11 @@
 // One training step of verl's legacy RayPPOTrainer.fit (verl.md §7.3): uids per prompt, rollout.n
-// responses per prompt, rewards, old log-probs (with entropy), reference log-probs, values,
-// advantages (KL in the reward when configured), critic update, actor update (after
-// critic_warmup).
+// responses per prompt, trainer.balance_batch, rewards, old log-probs (with entropy), reference
+// log-probs, values, advantages (KL in the reward when configured), critic update, actor update
+// (after critic_warmup).
+//
+// Over several data-parallel ranks (ctx.world; distributed.md §1): generation, log-probs, values
+// and the updates run on each rank's contiguous slice (trainer/data_parallel.h), rewards and
+// advantages on the whole batch on every rank; every rank returns the same metrics.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "verlpp/core/log.h"
 #include "verlpp/trainer/phase_timer.h"
 #include "verlpp/trainer/plot.h"
 #include "verlpp/trainer/ppo_checkpoint.h"
@@ -46,7 +47,7 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   if (every(t.save_freq, step, last) || stopping) {
     const auto folder =
         timer.time("save_checkpoint", [&] { return save_ppo_checkpoint(ctx, step); });
-    std::cerr << "verlpp: saved checkpoint " << folder.string() << "\n";
+    log_note("saved checkpoint " + folder.string());
   }
   if (ctx.val_data && every(t.test_freq, step, last)) {
     const Metrics val = timer.time("testing", [&] { return validate(ctx, step); });
@@ -60,22 +61,27 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   m["training/epoch"] = static_cast<double>(epoch);
   for (const Metrics& part :
        {compute_data_metrics(out.batch), compute_timing_metrics(out.batch, timer.seconds()),
-        compute_throughput_metrics(out.batch, timer.seconds(), 1)}) {
+        compute_throughput_metrics(out.batch, timer.seconds(), ctx.world.size())}) {
     m.insert(part.begin(), part.end());
   }
   return m;
 }
 
 void write_plot(const Loop& loop) {
-  if (loop.history.empty()) return;
+  if (loop.history.empty() || !loop.ctx.world.is_main()) return;
   const auto path =
       std::filesystem::path(loop.ctx.config.trainer.default_local_dir) / "training_curves.png";
   std::filesystem::create_directories(path.parent_path());
   if (write_metric_plot(path, loop.history, default_plot_panels())) {
-    std::cerr << "verlpp: plot written to " << path.string() << "\n";
+    log_note("plot written to " + path.string());
   } else {
-    std::cerr << "verlpp: this build has no cairo; no plot written\n";
+    log_note("this build has no cairo; no plot written");
   }
+}
+
+// Every rank stops after the same step when any of them was signalled.
+bool any_rank_signalled(const PpoContext& ctx, const StopRequest& stop) {
+  return ctx.world.all_reduce(stop.requested() ? 1.0 : 0.0, dist::ReduceOp::max) > 0;
 }
 
 void train(Loop& loop, std::int64_t start_step) {
@@ -84,15 +90,18 @@ void train(Loop& loop, std::int64_t start_step) {
   ProgressBar bar(start_step + 1, ctx.total_steps);
   for (std::int64_t step = start_step + 1; step <= ctx.total_steps; ++step) {
     const bool last = step == ctx.total_steps;
-    const Metrics metrics = run_one_step(loop, step, last, stop.requested());
+    const bool stopping = any_rank_signalled(ctx, stop);
+    const Metrics metrics = run_one_step(loop, step, last, stopping);
     loop.tracking.log(metrics, step);
     loop.history.push_back({step, metrics});
     loop.summary.last_step = step;
     bar.step_done(step);
-    if (stop.requested()) {
-      if (!every(ctx.config.trainer.save_freq, step, last)) save_ppo_checkpoint(ctx, step);
+    if (stopping || any_rank_signalled(ctx, stop)) {
+      if (!stopping && !every(ctx.config.trainer.save_freq, step, last)) {
+        save_ppo_checkpoint(ctx, step);
+      }
       loop.summary.interrupted = true;
-      std::cerr << "verlpp: stopped by a signal after step " << step << " (checkpoint saved)\n";
+      log_note("stopped by a signal after step " + std::to_string(step) + " (checkpoint saved)");
       return;
     }
   }
@@ -101,14 +110,17 @@ void train(Loop& loop, std::int64_t start_step) {
 }  // namespace
 
 PpoRunSummary run_ppo(const config::CheckReport& report) {
-  PpoContext ctx = make_ppo_context(report);
+  const config::Config& c = report.config;
+  const RunPlacement placement = place_run(c.trainer.device, c.trainer.n_gpus_per_node,
+                                           c.trainer.nnodes, std::chrono::seconds(c.nccl_timeout));
+  PpoContext ctx = make_ppo_context(report, placement);
   const config::TrainerConfig& t = ctx.config.trainer;
   Tracking tracking(t.project_name, t.experiment_name, t.logger);
   PpoRunSummary summary;
   Loop loop{ctx, tracking, summary, {}};
   const std::int64_t start = resume_ppo_checkpoint(ctx).value_or(0);
   summary.last_step = start;
-  if (start > 0) std::cerr << "verlpp: resumed from global step " << start << "\n";
+  if (start > 0) log_note("resumed from global step " + std::to_string(start));
   if (ctx.val_data && (t.val_before_train || t.val_only)) {
     const Metrics val = validate(ctx, start);
     record_validation(loop, val);

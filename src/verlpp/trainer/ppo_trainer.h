@@ -1,6 +1,9 @@
-// `verlpp ppo`: verl's PPO/GRPO training loop (verl.md §7.2-7.4) in one process: rollout from the
-// actor's weights, old/ref log-probs, rewards, advantages, critic and actor updates, validation,
-// checkpoints, metrics.
+// `verlpp ppo`: verl's PPO/GRPO training loop (verl.md §7.2-7.4): rollout from the actor's
+// weights, old/ref log-probs, rewards, advantages, critic and actor updates, validation,
+// checkpoints, metrics. One process, or trainer.nnodes × trainer.n_gpus_per_node data-parallel
+// ranks started by `verlpp launch`, torchrun or srun (trainer/placement.h): rank 0 prints, logs
+// and writes checkpoints, every rank resumes from them, and a stop signal to any rank stops all
+// of them after the same step.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/trainer/batch_rewards.h"
+#include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/ppo_step.h"
 #include "verlpp/trainer/validation_metrics.h"
 
@@ -22,9 +23,10 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   std::vector<nlohmann::json> uids;
   for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
   prompts.set_non_tensor("uid", uids);
-  const data::Batch batch = rollout::generate_sequences(
+  const data::Batch batch = generate_on_ranks(
       ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
-      ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step));
+      ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step),
+      ctx.world);
   const BatchRewards rewards =
       compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
   const at::Tensor totals = rewards.token_level_scores.sum(1).to(at::kDouble).contiguous();

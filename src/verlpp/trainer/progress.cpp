@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "verlpp/core/log.h"
+
 namespace verlpp::trainer {
 
 std::string format_duration(double seconds) {
@@ -35,7 +37,7 @@ ProgressBar::ProgressBar(std::int64_t first_step, std::int64_t total_steps)
     : first_step_(first_step),
       total_steps_(total_steps),
       start_(std::chrono::steady_clock::now()),
-      enabled_(isatty(STDERR_FILENO) != 0) {}
+      enabled_(is_main_rank() && isatty(STDERR_FILENO) != 0) {}
 
 ProgressBar::~ProgressBar() {
   if (enabled_) std::fputs("\n", stderr);

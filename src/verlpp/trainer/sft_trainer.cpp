@@ -4,12 +4,13 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
-#include <iostream>
 
-#include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/dataloader.h"
 #include "verlpp/data/sft_dataset.h"
@@ -17,6 +18,7 @@
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/checkpoint_dir.h"
+#include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
 #include "verlpp/trainer/sft_loss.h"
 #include "verlpp/trainer/tracking.h"
@@ -98,8 +100,23 @@ std::int64_t count_learned(const Batch& batch) {
   return n;
 }
 
+// Rows [r·n/dp, (r+1)·n/dp) of `rows` for rank r; the last ranks get fewer when dp does not divide
+// n (validation) and `exact` is false; with `exact` an uneven split is an error.
+Batch rank_share(const Batch& rows, const dist::Communicator& dp, bool exact) {
+  const auto n = static_cast<std::int64_t>(rows.size());
+  if (exact && n % dp.size() != 0) {
+    throw Error(
+        fmt::format("data.train_batch_size {} cannot be split evenly over {} ranks", n, dp.size()));
+  }
+  const std::int64_t share = (n + dp.size() - 1) / dp.size();
+  const std::int64_t begin = std::min(n, dp.rank() * share);
+  const std::int64_t end = std::min(n, begin + share);
+  return Batch(rows.begin() + begin, rows.begin() + end);
+}
+
 struct Run {
   const config::SftConfig& config;
+  dist::Communicator world;
   at::Device device;
   std::string tokenizer_dir;
   tokenizer::Tokenizer tokenizer;
@@ -116,17 +133,19 @@ struct Run {
     return batch;
   }
 
-  // Accumulates the step's gradient; returns the step's loss (global token mean).
+  // Accumulates this rank's share of the step's gradient (its contiguous slice of the batch, each
+  // micro-batch's loss divided by the whole batch's learned tokens); returns the step's loss
+  // (global token mean, summed over the ranks).
   double accumulate(const Batch& batch) {
     const auto tokens = static_cast<double>(count_learned(batch));
     double loss = 0;
-    for (const Batch& micro : micro_batches(batch, config.data)) {
+    for (const Batch& micro : micro_batches(rank_share(batch, world, true), config.data)) {
       if (count_learned(micro) == 0) continue;
       const at::Tensor micro_loss = sft_micro_loss(model, pack_sft(micro, device), tokens);
       micro_loss.backward();
       loss += micro_loss.item<double>();
     }
-    return loss;
+    return world.all_reduce(loss, dist::ReduceOp::sum);
   }
 
   double validation_loss() const {
@@ -135,19 +154,26 @@ struct Run {
     for (std::int64_t i = 0; i < val->size(); ++i) all.push_back(&val->example(i));
     const auto tokens = static_cast<double>(count_learned(all));
     double loss = 0;
-    for (const Batch& micro : micro_batches(all, config.data)) {
+    for (const Batch& micro : micro_batches(rank_share(all, world, false), config.data)) {
       if (count_learned(micro) == 0) continue;
       loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
     }
-    return loss;
+    return world.all_reduce(loss, dist::ReduceOp::sum);
   }
 
+  // Rank 0 writes (every rank holds the same weights and optimizer state); the others wait.
   fs::path save(std::int64_t step) {
-    CheckpointWriter writer(expand_home(config.trainer.default_local_dir), step);
-    save_model_state(writer.staging_folder() / "actor", model, *optimizer, tokenizer_dir);
-    write_trainer_state(writer.staging_folder(),
-                        {{"global_step", step}, {"dataloader", loader.state().to_json()}});
-    return writer.commit(config.trainer.max_ckpt_to_keep);
+    const fs::path dir = expand_home(config.trainer.default_local_dir);
+    fs::path folder = dir / ("global_step_" + std::to_string(step));
+    if (world.is_main()) {
+      CheckpointWriter writer(dir, step);
+      save_model_state(writer.staging_folder() / "actor", model, *optimizer, tokenizer_dir);
+      write_trainer_state(writer.staging_folder(),
+                          {{"global_step", step}, {"dataloader", loader.state().to_json()}});
+      folder = writer.commit(config.trainer.max_ckpt_to_keep);
+    }
+    world.barrier();
+    return folder;
   }
 
   std::int64_t resume() {
@@ -161,21 +187,21 @@ struct Run {
       throw Error((point->folder / "trainer_state.json").string() + ": no \"dataloader\" state");
     }
     loader.load_state(data::DataLoaderState::from_json(state["dataloader"]));
-    std::cerr << "verlpp sft: resumed from " << point->folder.string() << "\n";
+    log_note("sft: resumed from " + point->folder.string());
     return point->global_step;
   }
 };
 
-at::Device compute_device(const config::SftConfig& config) {
-  return select_device(config.trainer.device) == DeviceKind::cuda ? at::Device(at::kCUDA, 0)
-                                                                  : at::Device(at::kCPU);
-}
+// verl's SFT trainer has no nccl_timeout key; collectives wait this long for the other ranks.
+constexpr std::chrono::seconds kSftCollectiveTimeout{600};
 
 }  // namespace
 
 SftRunSummary run_sft(const config::SftConfig& config) {
   compat::set_cpu_threads(0);
-  const at::Device device = compute_device(config);
+  const RunPlacement placement = place_run(config.trainer.device, config.trainer.n_gpus_per_node,
+                                           config.trainer.nnodes, kSftCollectiveTimeout);
+  const at::Device device = placement.device;
   const at::ScalarType dtype =
       device.is_cuda() ? parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
   const std::string model_path = expand_home(config.model.path);
@@ -188,6 +214,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   loader_config.seed = config.trainer.seed;
   data::StatefulDataLoader loader(train.size(), loader_config);
   Run run{config,
+          placement.world,
           device,
           tokenizer_dir,
           std::move(tok),
@@ -207,8 +234,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
   std::vector<at::Tensor> parameters;
   for (const auto& [name, p] : run.model.named_parameters()) parameters.push_back(p);
-  run.optimizer =
-      std::make_unique<engine::Optimizer>(parameters, adamw_config(config.optim), run.total_steps);
+  run.optimizer = std::make_unique<engine::Optimizer>(parameters, adamw_config(config.optim),
+                                                      run.total_steps, run.world);
 
   SftRunSummary summary;
   summary.last_step = run.resume();

@@ -1,4 +1,7 @@
-// `verlpp sft`: verl's SFT trainer (verl/trainer/sft_trainer.py; verl.md §8.2) in one process.
+// `verlpp sft`: verl's SFT trainer (verl/trainer/sft_trainer.py; verl.md §8.2), in one process or
+// over trainer.nnodes × trainer.n_gpus_per_node data-parallel ranks (trainer/placement.h): each
+// rank takes a contiguous share of every batch, the loss is normalised by the whole batch's
+// learned tokens and the gradients are summed over the ranks, so a step equals the one-rank step.
 //
 // Each step takes data.train_batch_size sequences (seeded shuffle per epoch, trainer.seed,
 // drop_last), splits them into micro-batches (data.micro_batch_size_per_gpu sequences, or with

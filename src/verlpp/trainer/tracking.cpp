@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/trainer/tensorboard.h"
 
 namespace verlpp::trainer {
@@ -105,6 +106,15 @@ std::string format_value(double value) {
 Tracking::Tracking(const std::string& project_name, const std::string& experiment_name,
                    const std::vector<std::string>& loggers) {
   for (const auto& name : loggers) {
+    // Only rank 0 logs; the others check the names (the same error on every rank).
+    if (!is_main_rank()) {
+      const bool known =
+          std::find(kLoggers.begin(), kLoggers.end(), name) != kLoggers.end() ||
+          std::find(kSkippedLoggers.begin(), kSkippedLoggers.end(), name) != kSkippedLoggers.end();
+      if (!known)
+        throw Error("trainer.logger: unknown logger '" + name + "'; valid: " + valid_names());
+      continue;
+    }
     if (auto sink = make_sink(name, project_name, experiment_name)) {
       sinks_.push_back(std::move(sink));
     }

@@ -1,0 +1,49 @@
+#include "verlpp/trainer/data_parallel.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+
+data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
+                       const std::string& what) {
+  if (dp.size() == 1) return batch;
+  if (batch.size() % dp.size() != 0) {
+    throw Error(fmt::format("{}: {} rows cannot be split evenly over {} data-parallel ranks", what,
+                            batch.size(), dp.size()));
+  }
+  const std::int64_t rows = batch.size() / dp.size();
+  return batch.slice(dp.rank() * rows, (dp.rank() + 1) * rows);
+}
+
+at::Tensor gather_rows(const at::Tensor& local, const dist::Communicator& dp) {
+  if (dp.backend() == "none") return local;
+  return dp.all_gather(local);
+}
+
+data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
+                              const rollout::SamplingParams& params, std::uint64_t seed,
+                              const dist::Communicator& dp) {
+  if (dp.backend() == "none") return rollout::generate_sequences(model, prompts, params, seed);
+  const std::int64_t rows = prompts.size();
+  const std::int64_t share = (rows + dp.size() - 1) / dp.size();
+  const std::int64_t first = dp.rank() * share;
+  std::vector<std::int64_t> mine;
+  for (std::int64_t i = first; i < first + share; ++i) mine.push_back(std::min(i, rows - 1));
+  const data::Batch local =
+      rollout::generate_sequences(model, prompts.select(mine), params, seed, first);
+  data::Batch out;
+  out.meta_info = local.meta_info;
+  for (const auto& [key, values] : prompts.non_tensors()) out.set_non_tensor(key, values);
+  for (const auto& [key, tensor] : local.tensors()) {
+    out.set_tensor(key, gather_rows(tensor.contiguous(), dp).narrow(0, 0, rows));
+  }
+  return out;
+}
+
+}  // namespace verlpp::trainer

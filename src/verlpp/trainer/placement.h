@@ -1,0 +1,31 @@
+// Where a training run's process sits: its rank among the launched ranks, its device and the
+// c10d group joining them (distributed.md §6). verl's rule: the run has trainer.nnodes ×
+// trainer.n_gpus_per_node ranks, one per device.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "verlpp/dist/communicator.h"
+#include "verlpp/dist/launch_env.h"
+
+namespace verlpp::trainer {
+
+struct RunPlacement {
+  dist::LaunchEnv env;
+  at::Device device = at::Device(at::kCPU);  // CUDA: cuda:LOCAL_RANK
+  dist::Communicator world;                  // no c10d group for an unlaunched process
+};
+
+// Reads the launch environment (dist::launch_env_from_environment), sets the log rank, picks the
+// device from `requested_device` (trainer.device, as select_device does) and, for a launched run,
+// joins the c10d group with `timeout`. Throws verlpp::Error naming both numbers when
+// n_gpus_per_node × nnodes differs from WORLD_SIZE (with how to fix it), or when LOCAL_RANK has no
+// CUDA device.
+RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_per_node,
+                       std::int64_t nnodes, std::chrono::milliseconds timeout);
+
+}  // namespace verlpp::trainer

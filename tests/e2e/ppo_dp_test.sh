@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Data-parallel training over c10d (Gloo on the CPU), started by `verlpp launch`: a 2-rank run of
+# the same global batch equals the 1-rank run within 1e-6 (every metric but timings, and the
+# updated weights) for GRPO with a reference policy, for GAE with a critic, with
+# trainer.balance_batch (loss, grad_norm, weights), for `verlpp sft`, and after resuming a 2-rank
+# checkpoint; bad launches end with clear errors: a rank killed mid-run, MASTER_PORT taken,
+# WORLD_SIZE disagreeing with trainer.n_gpus_per_node.
+# Usage: ppo_dp_test.sh VERLPP SOURCE_DIR
+set -uo pipefail
+VERLPP=$1
+SRC=$2
+cd "$SRC"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'pkill -P $$ 2>/dev/null; rm -rf "$work"' EXIT
+compare() { python3 "$SRC/tests/e2e/compare_runs.py" "$@"; }
+
+raw=/work/shared/data/gsm8k
+[ -f "$raw/train.jsonl" ] || raw="$SRC/tests/fixtures/data/gsm8k_raw"
+out=$("$VERLPP" data gsm8k --input "$raw" --output "$work/gsm8k" 2>&1) || fail "data gsm8k: $out"
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 2 \
+      --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 151936 --dtype float32 --seed 3 \
+      --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" 2>&1) || fail "model init: $out"
+
+# One mini-batch per step (the whole batch: 4 prompts × 2), two PPO epochs so that the second pass
+# has ratios != 1 (pg_clipfrac, ppo_kl), micro-batches of 2 rows on every rank.
+common=(
+  data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
+  data.train_max_samples=8 data.val_max_samples=3 data.train_batch_size=4
+  data.max_prompt_length=256 data.max_response_length=8
+  actor_rollout_ref.model.path="$work/model"
+  actor_rollout_ref.actor.optim.lr=3e-4 actor_rollout_ref.actor.ppo_mini_batch_size=4
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 actor_rollout_ref.actor.ppo_epochs=2
+  actor_rollout_ref.actor.use_kl_loss=true actor_rollout_ref.actor.entropy_coeff=0.01
+  actor_rollout_ref.actor.clip_ratio=0.0005
+  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=2
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2
+  actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2
+  algorithm.adv_estimator=grpo trainer.device=cpu trainer.balance_batch=false
+  trainer.total_training_steps=2 trainer.save_freq=1 trainer.test_freq=2
+  'trainer.logger=[console,file]' trainer.project_name=e2e trainer.experiment_name=dp
+)
+one() {  # one NAME overrides...: a single process
+  local name=$1
+  shift
+  VERL_FILE_LOGGER_PATH="$work/$name.jsonl" "$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=1 \
+    trainer.default_local_dir="$work/$name" "$@" 2>&1
+}
+two() {  # two NAME overrides...: two ranks
+  local name=$1
+  shift
+  VERL_FILE_LOGGER_PATH="$work/$name.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+    trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/$name" "$@" 2>&1
+}
+
+# 1. GRPO with a reference policy (kl_loss), validation of 3 prompts (not a multiple of 2 ranks).
+out=$(one grpo1); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank GRPO (exit $rc): $(tail -5 <<<"$out")"
+out=$(two grpo2); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank GRPO (exit $rc): $(tail -5 <<<"$out")"
+[ "$(grep -c '^step:2 - ' <<<"$out")" = 1 ] || fail "2-rank run: expected one console line per step (rank 0): $out"
+compare "$work/grpo1.jsonl" "$work/grpo2.jsonl" "$work/grpo1" "$work/grpo2" '*' 1e-6 ||
+  fail "2-rank GRPO differs from 1 rank"
+python3 - "$work/grpo2.jsonl" <<'PY' || fail "2-rank GRPO metrics"
+import json, sys
+steps = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    steps.setdefault(r["step"], {}).update(r["data"])
+s2 = steps[2]
+assert s2["actor/kl_loss"] > 0 and s2["actor/grad_norm"] > 0, s2
+assert any(k.startswith("val-core/") for k in s2), sorted(s2)
+PY
+
+# 2. GAE with a critic.
+gae=(algorithm.adv_estimator=gae critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=2
+     critic.optim.lr=1e-3 actor_rollout_ref.actor.use_kl_loss=false trainer.test_freq=-1 trainer.val_before_train=false)
+out=$(one gae1 "${gae[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank GAE (exit $rc): $(tail -5 <<<"$out")"
+out=$(two gae2 "${gae[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank GAE (exit $rc): $(tail -5 <<<"$out")"
+compare "$work/gae1.jsonl" "$work/gae2.jsonl" "$work/gae1" "$work/gae2" '*' 1e-6 ||
+  fail "2-rank GAE differs from 1 rank"
+# GRPO's advantages are 0 here (a random model earns no GSM8K reward, so only the KL and entropy
+# terms move the actor); GAE's are not: its policy loss and critic must be active.
+python3 - "$work/gae2.jsonl" <<'PY' || fail "2-rank GAE metrics"
+import json, sys
+steps = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    steps.setdefault(r["step"], {}).update(r["data"])
+for s in steps.values():
+    assert s["actor/pg_loss"] != 0 and s["critic/advantages/max"] > 0, s
+    assert s["critic/vf_loss"] > 0 and s["critic/grad_norm"] > 0, s
+PY
+
+# 3. balance_batch reorders rows differently for 1 and 2 ranks: the update is the same.
+bal=(trainer.balance_batch=true trainer.test_freq=-1 trainer.val_before_train=false)
+out=$(one bal1 "${bal[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank balanced (exit $rc): $(tail -5 <<<"$out")"
+out=$(two bal2 "${bal[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank balanced (exit $rc): $(tail -5 <<<"$out")"
+compare "$work/bal1.jsonl" "$work/bal2.jsonl" "$work/bal1" "$work/bal2" \
+  actor/pg_loss,actor/grad_norm,actor/kl_loss,critic/score/mean,response_length/mean 1e-6 ||
+  fail "2-rank balanced run differs from 1 rank"
+
+# 4. Resume of a 2-rank checkpoint equals the straight 2-rank run.
+rm -rf "$work/grpo2/global_step_2"
+echo 1 > "$work/grpo2/latest_checkpointed_iteration.txt"
+out=$(two resumed trainer.default_local_dir="$work/grpo2" trainer.val_before_train=false); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank resume (exit $rc): $(tail -5 <<<"$out")"
+grep -qF "resumed from global step 1" <<<"$out" || fail "no resume message: $out"
+python3 - "$work/grpo1.jsonl" "$work/resumed.jsonl" <<'PY' || fail "resumed step 2 differs"
+import json, sys
+def steps(p):
+    out = {}
+    for line in open(p):
+        r = json.loads(line)
+        out.setdefault(r["step"], {}).update(r["data"])
+    return out
+a, b = steps(sys.argv[1])[2], steps(sys.argv[2])[2]
+for k in ["actor/pg_loss", "actor/grad_norm", "actor/pg_clipfrac", "actor/ppo_kl", "critic/score/mean"]:
+    assert abs(a[k] - b[k]) <= 1e-6 * max(1, abs(a[k])), (k, a[k], b[k])
+PY
+
+# 5. SFT on 2 ranks equals 1 rank.
+for i in 1 2 3 4 5 6 7 8 9 10 11; do
+  echo "{\"prompt\": \"What is $i plus $((i * 7))?\", \"response\": \"It is $((i * 8)).\"}"
+done > "$work/sft.jsonl"
+sft=(data.train_files="$work/sft.jsonl" data.val_files="$work/sft.jsonl" data.prompt_key=prompt data.response_key=response
+     data.train_max_samples=8 data.val_max_samples=3 data.train_batch_size=4 data.micro_batch_size_per_gpu=1
+     data.max_length=256 data.truncation=right model.path="$work/model" optim.lr=1e-3
+     trainer.total_training_steps=2 trainer.save_freq=2 trainer.test_freq=1 trainer.device=cpu
+     'trainer.logger=[file]' trainer.project_name=e2e trainer.experiment_name=sft)
+out=$(VERL_FILE_LOGGER_PATH="$work/sft1.jsonl" "$VERLPP" sft "${sft[@]}" trainer.default_local_dir="$work/sft1" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank sft (exit $rc): $(tail -5 <<<"$out")"
+out=$(VERL_FILE_LOGGER_PATH="$work/sft2.jsonl" "$VERLPP" launch --nproc-per-node 2 sft "${sft[@]}" \
+      trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/sft2" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank sft (exit $rc): $(tail -5 <<<"$out")"
+compare "$work/sft1.jsonl" "$work/sft2.jsonl" "$work/sft1" "$work/sft2" '*' 1e-6 ||
+  fail "2-rank sft differs from 1 rank"
+
+# 6. Bad launches.
+out=$("$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "trainer.n_gpus_per_node × trainer.nnodes = 2 × 1 = 2 ranks, but this run has 1" <<<"$out" ||
+  fail "n_gpus_per_node 2 in one process (exit $rc): $out"
+out=$(RANK=0 WORLD_SIZE=3 "$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "but this run has 3 (WORLD_SIZE=3 from torchrun)" <<<"$out" ||
+  fail "WORLD_SIZE 3 against 2 GPUs (exit $rc): $out"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(30)" &
+listener=$!
+sleep 0.5
+out=$("$VERLPP" launch --nproc-per-node 2 --master-port "$port" ppo "${common[@]}" trainer.n_gpus_per_node=2 2>&1); rc=$?
+kill "$listener" 2>/dev/null
+[ "$rc" -eq 1 ] && grep -qF -- "--master-port $port on 127.0.0.1 is taken" <<<"$out" ||
+  fail "master port taken (exit $rc): $out"
+
+# A rank killed mid-run: the launcher names it and the run ends (no hang).
+VERL_FILE_LOGGER_PATH="$work/killed.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/killed" trainer.total_training_steps=100 \
+  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/killed.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do [ -s "$work/killed.jsonl" ] && break; sleep 0.1; done
+victim=""
+for pid in $(pgrep -P "$launcher"); do
+  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx RANK=1 && victim=$pid
+done
+[ -n "$victim" ] || fail "could not find rank 1 of the launched run"
+[ -n "$victim" ] && kill -9 "$victim"
+start=$SECONDS
+wait "$launcher"; rc=$?
+elapsed=$((SECONDS - start))
+[ "$rc" -ne 0 ] || fail "the run with a killed rank exited 0"
+[ "$elapsed" -le 60 ] || fail "the run took ${elapsed}s to stop after rank 1 died"
+grep -qF "verlpp launch: rank 1 (pid $victim) was killed by signal 9" "$work/killed.log" ||
+  fail "the launcher did not name the killed rank: $(tail -5 "$work/killed.log")"
+
+[ "$failures" -eq 0 ] && echo "ppo_dp_test: all passed" || echo "ppo_dp_test: $failures failure(s)"
+exit $((failures > 0))
