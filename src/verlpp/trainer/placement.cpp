@@ -41,8 +41,8 @@ RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_
   RunPlacement out;
   out.env = dist::launch_env_from_environment();
   set_log_rank(out.env.rank, out.env.world_size);
-  check_world(out.env, n_gpus_per_node, nnodes);
   out.device = rank_device(out.env, requested_device);
+  check_world(out.env, n_gpus_per_node, nnodes);
   if (out.env.launched) out.world = dist::Communicator::join(out.env, out.device, timeout);
   return out;
 }
