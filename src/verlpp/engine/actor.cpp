@@ -2,13 +2,12 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <fmt/format.h>
 
 #include <set>
 #include <utility>
 
-#include "verlpp/core/error.h"
 #include "verlpp/engine/metric_accumulator.h"
+#include "verlpp/engine/mini_batch.h"
 
 namespace verlpp::engine {
 namespace {
@@ -25,37 +24,6 @@ std::vector<at::Tensor> parameters_of(model::CausalLM& model) {
   std::vector<at::Tensor> out;
   for (auto& [name, tensor] : model.named_parameters()) out.push_back(tensor);
   return out;
-}
-
-// The global mini-batch's counts: valid response tokens, rows, and (for the MoE aux loss's
-// share) real tokens, summed over the data-parallel ranks.
-struct MiniBatchCounts {
-  algo::GlobalBatchInfo info;
-  double tokens = 0;
-};
-
-MiniBatchCounts global_counts(const data::Batch& mini, const ActorSettings& settings) {
-  const std::vector<double> sums = settings.dp.all_reduce(
-      {mini.tensor("response_mask").ne(0).sum().item<double>(), static_cast<double>(mini.size()),
-       mini.tensor("attention_mask").ne(0).sum().item<double>()},
-      dist::ReduceOp::sum);
-  MiniBatchCounts out;
-  out.info.batch_num_tokens = sums[0];
-  out.info.global_batch_size = sums[1];
-  out.info.loss_scale_factor = settings.loss_scale_factor;
-  out.tokens = sums[2];
-  return out;
-}
-
-std::int64_t local_mini_batch_rows(const ActorSettings& settings) {
-  const int dp = settings.dp.size();
-  if (settings.mini_batch_rows % dp != 0) {
-    throw Error(
-        fmt::format("actor: ppo_mini_batch_size × rollout.n = {} rows are not divisible by the {} "
-                    "data-parallel ranks",
-                    settings.mini_batch_rows, dp));
-  }
-  return settings.mini_batch_rows / dp;
 }
 
 data::Batch epoch_order(const data::Batch& batch, const ActorSettings& settings,
@@ -85,7 +53,8 @@ algo::Metrics Actor::update_policy(const data::Batch& batch) {
   // verl's engine seeds each data-parallel rank's shuffle with seed + dp rank.
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
       static_cast<std::uint64_t>(settings_.data_loader_seed + settings_.dp.rank()));
-  const std::int64_t mini_rows = local_mini_batch_rows(settings_);
+  const std::int64_t mini_rows =
+      local_mini_batch_rows(settings_.mini_batch_rows, settings_.dp, "actor");
   for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
     const data::Batch ordered = epoch_order(batch, settings_, generator);
     for (const auto& mini : ordered.split(mini_rows)) update_mini_batch(mini, metrics);
@@ -104,8 +73,8 @@ double Actor::moe_aux_loss_coeff() const {
 }
 
 void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
-  const MiniBatchCounts counts = global_counts(mini, settings_);
-  const algo::GlobalBatchInfo& info = counts.info;
+  const GlobalMiniBatch global = global_mini_batch(mini, settings_.dp, settings_.loss_scale_factor);
+  const algo::GlobalBatchInfo& info = global.info;
   const bool with_entropy = settings_.calculate_entropy || settings_.loss.entropy_coeff != 0;
   const bool moe = model_.config().moe.num_experts > 0;
   const double aux_coeff = moe_aux_loss_coeff();
@@ -129,7 +98,7 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
     if (current.moe_aux_loss.defined()) {
       result.metrics["moe_aux_loss"] = current.moe_aux_loss.item<double>();
       if (aux_coeff != 0.0) {
-        const double share = static_cast<double>(current.tokens) / counts.tokens;
+        const double share = static_cast<double>(current.tokens) / global.tokens;
         loss = loss + aux_coeff * share * current.moe_aux_loss;
       }
     }

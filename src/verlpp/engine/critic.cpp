@@ -3,13 +3,13 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/GradMode.h>
-#include <fmt/format.h>
 
 #include <utility>
 
 #include "verlpp/algo/value_loss.h"
 #include "verlpp/core/error.h"
 #include "verlpp/engine/metric_accumulator.h"
+#include "verlpp/engine/mini_batch.h"
 #include "verlpp/engine/response_forward.h"
 #include "verlpp/model/checkpoint.h"
 
@@ -69,17 +69,10 @@ at::Tensor Critic::compute_values(const data::Batch& batch) const {
 algo::Metrics Critic::update_critic(const data::Batch& batch) {
   MetricAccumulator metrics;
   const double lr = optimizer_.lr();
-  const int dp = settings_.dp.size();
-  if (settings_.mini_batch_rows % dp != 0) {
-    throw Error(
-        fmt::format("critic: ppo_mini_batch_size × rollout.n = {} rows are not divisible "
-                    "by the {} data-parallel ranks",
-                    settings_.mini_batch_rows, dp));
-  }
+  const std::int64_t mini_rows =
+      local_mini_batch_rows(settings_.mini_batch_rows, settings_.dp, "critic");
   for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
-    for (const auto& mini : batch.split(settings_.mini_batch_rows / dp)) {
-      update_mini_batch(mini, metrics);
-    }
+    for (const auto& mini : batch.split(mini_rows)) update_mini_batch(mini, metrics);
   }
   optimizer_.advance_lr();
   algo::Metrics out = reduce_over_ranks(metrics.means("critic/"), settings_.dp, {"critic/vf_loss"});
@@ -88,13 +81,8 @@ algo::Metrics Critic::update_critic(const data::Batch& batch) {
 }
 
 void Critic::update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics) {
-  const std::vector<double> counts = settings_.dp.all_reduce(
-      {mini.tensor("response_mask").ne(0).sum().item<double>(), static_cast<double>(mini.size())},
-      dist::ReduceOp::sum);
-  algo::GlobalBatchInfo info;
-  info.batch_num_tokens = counts[0];
-  info.global_batch_size = counts[1];
-  info.loss_scale_factor = settings_.loss_scale_factor;
+  const algo::GlobalBatchInfo info =
+      global_mini_batch(mini, settings_.dp, settings_.loss_scale_factor).info;
   const auto device = trunk_.device();
   double vf_loss = 0;
   optimizer_.zero_grad();
