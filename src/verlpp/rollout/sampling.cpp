@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/splitmix64.h"
 
 namespace verlpp::rollout {
 
@@ -20,9 +21,9 @@ void check(const SamplerSettings& s) {
   }
 }
 
-// splitmix64's finaliser on int64 tensors (two's-complement wrap-around; logical right shifts
+// splitmix64's output function on int64 tensors (two's-complement wrap-around; logical right shifts
 // as arithmetic shifts masked to the low bits).
-at::Tensor splitmix64(at::Tensor z) {
+at::Tensor splitmix64_output(at::Tensor z) {
   const auto shift_right = [](const at::Tensor& x, int64_t bits) {
     return x.__rshift__(bits).bitwise_and((int64_t{1} << (64 - bits)) - 1);
   };
@@ -30,8 +31,6 @@ at::Tensor splitmix64(at::Tensor z) {
   z = z.bitwise_xor(shift_right(z, 27)).mul(static_cast<int64_t>(0x94D049BB133111EBULL));
   return z.bitwise_xor(shift_right(z, 31));
 }
-
-constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
 
 // The first token whose cumulative probability exceeds u·total, total = the row's sum. The target
 // stays below the total so that it lands on a token of non-zero probability.
@@ -48,12 +47,10 @@ at::Tensor inverse_cdf_draw(const at::Tensor& probs, const at::Tensor& uniforms)
 
 at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int64_t step) {
   // Distinct streams per (seed, step) first, then per row: z = mix(mix(seed, step) + row·golden).
-  std::uint64_t stream = seed * kGolden + static_cast<std::uint64_t>(step);
-  stream = (stream ^ (stream >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  stream = (stream ^ (stream >> 27)) * 0x94D049BB133111EBULL;
-  stream ^= stream >> 31;
-  const at::Tensor z = splitmix64(
-      row_ids.to(at::kLong).mul(static_cast<int64_t>(kGolden)).add(static_cast<int64_t>(stream)));
+  const std::uint64_t stream = splitmix64(seed, static_cast<std::uint64_t>(step));
+  const at::Tensor z = splitmix64_output(row_ids.to(at::kLong)
+                                             .mul(static_cast<int64_t>(kSplitmix64Golden))
+                                             .add(static_cast<int64_t>(stream)));
   const at::Tensor top53 = z.__rshift__(11).bitwise_and((int64_t{1} << 53) - 1);
   return top53.to(at::kDouble).mul(1.0 / static_cast<double>(int64_t{1} << 53));
 }
