@@ -163,11 +163,9 @@ std::vector<std::int64_t> balanced_order(const std::vector<std::int64_t>& length
     std::sort(partition.begin(), partition.end(), [&](std::int64_t a, std::int64_t b) {
       return std::make_pair(workloads[a], a) < std::make_pair(workloads[b], b);
     });
-    for (std::size_t i = 0; i < partition.size(); i += 2) order.push_back(partition[i]);
-    const std::size_t odd_end = partition.size() - (partition.size() % 2 == 0 ? 1 : 2);
-    for (std::size_t i = odd_end; i < partition.size() && i >= 1; i -= 2) {
-      order.push_back(partition[i]);
-    }
+    const auto n = static_cast<std::int64_t>(partition.size());
+    for (std::int64_t i = 0; i < n; i += 2) order.push_back(partition[i]);
+    for (std::int64_t i = n % 2 == 0 ? n - 1 : n - 2; i >= 1; i -= 2) order.push_back(partition[i]);
   }
   return order;
 }

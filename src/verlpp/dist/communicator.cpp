@@ -41,7 +41,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 c10d::ReduceOp c10d_op(ReduceOp op) {
   switch (op) {
     case ReduceOp::sum:
-    case ReduceOp::avg:  // AVG is done as SUM then a division (see reduce())
+    case ReduceOp::avg:  // where AVG is not native: SUM, then a division by the world size
       return c10d::ReduceOp::SUM;
     case ReduceOp::max:
       return c10d::ReduceOp::MAX;
@@ -167,8 +167,6 @@ c10::intrusive_ptr<BackendBase> make_nccl(const c10::intrusive_ptr<c10d::Store>&
 Communicator Communicator::join(const LaunchEnv& env, at::Device device,
                                 std::chrono::milliseconds timeout) {
   Communicator out;
-  out.rank_ = env.rank;
-  out.size_ = env.world_size;
   auto impl = std::make_shared<Impl>();
   impl->rank = env.rank;
   impl->size = env.world_size;
@@ -203,6 +201,10 @@ bool Communicator::backend_available(at::Device device) {
   return device.is_cuda() ? nccl : gloo;
 }
 
+int Communicator::rank() const { return impl_ ? impl_->rank : 0; }
+
+int Communicator::size() const { return impl_ ? impl_->size : 1; }
+
 std::string Communicator::backend() const { return impl_ ? impl_->name : "none"; }
 
 void Communicator::all_reduce(at::Tensor& tensor, ReduceOp op) const {
@@ -210,11 +212,11 @@ void Communicator::all_reduce(at::Tensor& tensor, ReduceOp op) const {
   const bool widen = impl_->name == "gloo" && is_half(tensor);
   std::vector<at::Tensor> buffer{widen ? tensor.to(at::kFloat) : tensor};
   // NCCL's AVG is native except for a world of one; Gloo has none.
-  const bool native_avg = op == ReduceOp::avg && impl_->name == "nccl" && size_ > 1;
+  const bool native_avg = op == ReduceOp::avg && impl_->name == "nccl" && impl_->size > 1;
   c10d::AllreduceOptions options;
   options.reduceOp = native_avg ? c10d::ReduceOp(c10d::ReduceOp::AVG) : c10d_op(op);
   impl_->run("all_reduce", [&] { return impl_->backend->allreduce(buffer, options); });
-  if (op == ReduceOp::avg && !native_avg) buffer[0].div_(size_);
+  if (op == ReduceOp::avg && !native_avg) buffer[0].div_(impl_->size);
   if (widen) tensor.copy_(buffer[0]);
 }
 
@@ -253,42 +255,42 @@ at::Tensor Communicator::all_gather(const at::Tensor& tensor) const {
     shape = {1};
   }
   const std::int64_t rows = shape[0];
-  shape[0] = rows * size_;
+  shape[0] = rows * impl_->size;
   at::Tensor output = at::empty(shape, input.options());
   if (impl_->name == "nccl") {
     impl_->run("all_gather", [&] { return impl_->backend->_allgather_base(output, input); });
     return output;
   }
   std::vector<std::vector<at::Tensor>> outputs(1);
-  for (int r = 0; r < size_; ++r) outputs[0].push_back(output.narrow(0, r * rows, rows));
+  for (int r = 0; r < impl_->size; ++r) outputs[0].push_back(output.narrow(0, r * rows, rows));
   std::vector<at::Tensor> inputs{input};
   impl_->run("all_gather", [&] { return impl_->backend->allgather(outputs, inputs); });
   return output;
 }
 
 at::Tensor Communicator::reduce_scatter(const at::Tensor& tensor, ReduceOp op) const {
-  if (tensor.dim() == 0 || tensor.size(0) % size_ != 0) {
+  if (tensor.dim() == 0 || tensor.size(0) % size() != 0) {
     throw Error(
         fmt::format("reduce_scatter: the first dimension ({}) is not a multiple of the "
                     "world size {}",
-                    tensor.dim() == 0 ? 0 : tensor.size(0), size_));
+                    tensor.dim() == 0 ? 0 : tensor.size(0), size()));
   }
   if (!impl_) return tensor;
-  const std::int64_t rows = tensor.size(0) / size_;
+  const std::int64_t rows = tensor.size(0) / impl_->size;
   if (impl_->name == "nccl") {
     at::Tensor input = tensor.contiguous();
     at::Tensor output = at::empty_like(input.narrow(0, 0, rows));
-    const bool native_avg = op == ReduceOp::avg && size_ > 1;
+    const bool native_avg = op == ReduceOp::avg && impl_->size > 1;
     c10d::ReduceScatterOptions options;
     options.reduceOp = native_avg ? c10d::ReduceOp(c10d::ReduceOp::AVG) : c10d_op(op);
     impl_->run("reduce_scatter",
                [&] { return impl_->backend->_reduce_scatter_base(output, input, options); });
-    if (op == ReduceOp::avg && !native_avg) output.div_(size_);
+    if (op == ReduceOp::avg && !native_avg) output.div_(impl_->size);
     return output;
   }
   at::Tensor all = tensor.contiguous().clone();
   all_reduce(all, op);
-  return all.narrow(0, rank_ * rows, rows).clone();
+  return all.narrow(0, impl_->rank * rows, rows).clone();
 }
 
 void Communicator::barrier() const {

@@ -48,9 +48,9 @@ class Communicator {
   // Whether this build has the backend `device` needs (NCCL for CUDA, Gloo for the CPU).
   static bool backend_available(at::Device device);
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  bool is_main() const { return rank_ == 0; }
+  int rank() const;
+  int size() const;
+  bool is_main() const { return rank() == 0; }
   // "nccl", "gloo" or "none".
   std::string backend() const;
 
@@ -70,8 +70,7 @@ class Communicator {
 
  private:
   struct Impl;
-  std::shared_ptr<Impl> impl_;
-  int rank_ = 0, size_ = 1;
+  std::shared_ptr<Impl> impl_;  // null: a world of one
 };
 
 }  // namespace verlpp::dist

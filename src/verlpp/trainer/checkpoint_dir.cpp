@@ -99,6 +99,10 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
               "'");
 }
 
+fs::path checkpoint_folder(const fs::path& dir, std::int64_t global_step) {
+  return dir / (std::string(kPrefix) + std::to_string(global_step));
+}
+
 CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step)
     : dir_(std::move(dir)), global_step_(global_step) {
   staging_ = dir_ / (".tmp_" + std::string(kPrefix) + std::to_string(global_step) + "_" +
@@ -116,7 +120,7 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
-  const fs::path target = dir_ / (std::string(kPrefix) + std::to_string(global_step_));
+  const fs::path target = checkpoint_folder(dir_, global_step_);
   const fs::path replaced = target.string() + ".old";
   std::error_code error;
   fs::remove_all(replaced, error);

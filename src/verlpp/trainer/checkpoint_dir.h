@@ -17,6 +17,9 @@ namespace verlpp::trainer {
 
 inline constexpr const char* kTrackerFile = "latest_checkpointed_iteration.txt";
 
+// {dir}/global_step_{N}.
+std::filesystem::path checkpoint_folder(const std::filesystem::path& dir, std::int64_t global_step);
+
 // The step N of a folder named global_step_N (any parent); nullopt for other names.
 std::optional<std::int64_t> step_of_checkpoint(const std::filesystem::path& folder);
 

@@ -10,20 +10,25 @@
 
 namespace verlpp::trainer {
 
+RowRange rank_rows(std::int64_t rows, const dist::Communicator& dp) {
+  const std::int64_t share = (rows + dp.size() - 1) / dp.size();
+  const std::int64_t begin = std::min(rows, dp.rank() * share);
+  return {begin, std::min(rows, begin + share)};
+}
+
+void check_even_split(std::int64_t rows, const dist::Communicator& dp, const std::string& what) {
+  if (rows % dp.size() != 0) {
+    throw Error(fmt::format("{}: {} rows cannot be split evenly over {} data-parallel ranks", what,
+                            rows, dp.size()));
+  }
+}
+
 data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
                        const std::string& what) {
   if (dp.size() == 1) return batch;
-  if (batch.size() % dp.size() != 0) {
-    throw Error(fmt::format("{}: {} rows cannot be split evenly over {} data-parallel ranks", what,
-                            batch.size(), dp.size()));
-  }
-  const std::int64_t rows = batch.size() / dp.size();
-  return batch.slice(dp.rank() * rows, (dp.rank() + 1) * rows);
-}
-
-at::Tensor gather_rows(const at::Tensor& local, const dist::Communicator& dp) {
-  if (dp.backend() == "none") return local;
-  return dp.all_gather(local);
+  check_even_split(batch.size(), dp, what);
+  const RowRange range = rank_rows(batch.size(), dp);
+  return batch.slice(range.begin, range.end);
 }
 
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
@@ -41,7 +46,7 @@ data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& p
   out.meta_info = local.meta_info;
   for (const auto& [key, values] : prompts.non_tensors()) out.set_non_tensor(key, values);
   for (const auto& [key, tensor] : local.tensors()) {
-    out.set_tensor(key, gather_rows(tensor.contiguous(), dp).narrow(0, 0, rows));
+    out.set_tensor(key, dp.all_gather(tensor).narrow(0, 0, rows));
   }
   return out;
 }

@@ -16,13 +16,20 @@
 
 namespace verlpp::trainer {
 
-// Rank r's rows of `batch`. Throws verlpp::Error naming `what` and both numbers when the
-// data-parallel size does not divide the batch.
+// Rank r's contiguous rows [begin, end) of `rows`: ceil(rows / dp) each, the last ranks fewer (or
+// none) when dp does not divide rows.
+struct RowRange {
+  std::int64_t begin = 0, end = 0;
+};
+RowRange rank_rows(std::int64_t rows, const dist::Communicator& dp);
+
+// Throws verlpp::Error naming `what` and both numbers when dp does not divide rows.
+void check_even_split(std::int64_t rows, const dist::Communicator& dp, const std::string& what);
+
+// Rank r's rows of `batch` (check_even_split, then rank_rows). Throws verlpp::Error naming `what`
+// and both numbers when the data-parallel size does not divide the batch.
 data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
                        const std::string& what);
-
-// Every rank's [b, ...] tensor concatenated in rank order: [dp·b, ...] on every rank.
-at::Tensor gather_rows(const at::Tensor& local, const dist::Communicator& dp);
 
 // rollout::generate_sequences over the ranks: each rank generates a contiguous share of the
 // prompts (the batch padded with copies of its last row to a multiple of dp; every row keeps its

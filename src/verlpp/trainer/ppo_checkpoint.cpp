@@ -69,7 +69,7 @@ void restore_trainer_state(PpoContext& ctx, const std::filesystem::path& folder)
 
 namespace {
 
-std::filesystem::path write_checkpoint(PpoContext& ctx, std::int64_t global_step) {
+void write_checkpoint(PpoContext& ctx, std::int64_t global_step) {
   const config::TrainerConfig& t = ctx.config.trainer;
   CheckpointWriter writer(t.default_local_dir, global_step);
   const auto& folder = writer.staging_folder();
@@ -79,7 +79,7 @@ std::filesystem::path write_checkpoint(PpoContext& ctx, std::int64_t global_step
     ctx.critic->save_head(folder / "critic");
   }
   write_trainer_state(folder, trainer_state(ctx, global_step));
-  return writer.commit(t.max_actor_ckpt_to_keep);
+  writer.commit(t.max_actor_ckpt_to_keep);
 }
 
 }  // namespace
@@ -87,11 +87,9 @@ std::filesystem::path write_checkpoint(PpoContext& ctx, std::int64_t global_step
 std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_step) {
   // Data parallel without sharding: every rank holds the same weights and optimizer state, so
   // rank 0 writes the checkpoint and the others wait for it.
-  std::filesystem::path folder = std::filesystem::path(ctx.config.trainer.default_local_dir) /
-                                 ("global_step_" + std::to_string(global_step));
-  if (ctx.world.is_main()) folder = write_checkpoint(ctx, global_step);
+  if (ctx.world.is_main()) write_checkpoint(ctx, global_step);
   ctx.world.barrier();
-  return folder;
+  return checkpoint_folder(ctx.config.trainer.default_local_dir, global_step);
 }
 
 std::optional<std::int64_t> resume_ppo_checkpoint(PpoContext& ctx) {

@@ -9,6 +9,7 @@
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
 #include "verlpp/core/device_memory.h"
+#include "verlpp/core/splitmix64.h"
 #include "verlpp/data/seqlen_balancing.h"
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/trainer/batch_rewards.h"
@@ -107,8 +108,8 @@ void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_
 void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   const engine::LogProbOutput out =
       ctx.actor->compute_log_prob(local_rows(batch, ctx.world, "old_log_prob"), true);
-  const at::Tensor log_probs = gather_rows(out.log_probs, ctx.world);
-  const at::Tensor entropy = gather_rows(out.entropy, ctx.world);
+  const at::Tensor log_probs = ctx.world.all_gather(out.log_probs);
+  const at::Tensor entropy = ctx.world.all_gather(out.entropy);
   batch.set_tensor("old_log_probs", log_probs);
   const at::Tensor mask = batch.tensor("response_mask").to(entropy.device());
   metrics["actor/entropy"] =
@@ -148,12 +149,9 @@ StepBatch step_batch(const data::Batch& batch) {
 }  // namespace
 
 std::uint64_t rollout_seed(std::int64_t rollout_seed_key, std::int64_t global_step) {
-  // splitmix64 of (seed, step): distinct, well-mixed seeds per step.
-  std::uint64_t z = static_cast<std::uint64_t>(rollout_seed_key) * 0x9E3779B97F4A7C15ULL +
-                    static_cast<std::uint64_t>(global_step);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
+  // Distinct, well-mixed seeds per step.
+  return splitmix64(static_cast<std::uint64_t>(rollout_seed_key),
+                    static_cast<std::uint64_t>(global_step));
 }
 
 StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
@@ -170,17 +168,15 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
   if (ctx.ref) {
     timer.time("ref", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "ref");
-      batch.set_tensor("ref_log_prob",
-                       gather_rows(engine::compute_log_prob(*ctx.ref, local, ctx.ref_micro,
-                                                            ctx.actor->settings().forward, false)
-                                       .log_probs,
-                                   ctx.world));
+      const engine::LogProbOutput ref = engine::compute_log_prob(
+          *ctx.ref, local, ctx.ref_micro, ctx.actor->settings().forward, false);
+      batch.set_tensor("ref_log_prob", ctx.world.all_gather(ref.log_probs));
     });
   }
   if (ctx.critic) {
     timer.time("values", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "values");
-      batch.set_tensor("values", gather_rows(ctx.critic->compute_values(local), ctx.world));
+      batch.set_tensor("values", ctx.world.all_gather(ctx.critic->compute_values(local)));
     });
   }
   timer.time("adv", [&] { compute_advantages(ctx, batch, out.metrics); });

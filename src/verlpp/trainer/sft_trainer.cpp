@@ -4,7 +4,6 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -18,6 +17,7 @@
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/checkpoint_dir.h"
+#include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
 #include "verlpp/trainer/sft_loss.h"
@@ -100,18 +100,13 @@ std::int64_t count_learned(const Batch& batch) {
   return n;
 }
 
-// Rows [r·n/dp, (r+1)·n/dp) of `rows` for rank r; the last ranks get fewer when dp does not divide
-// n (validation) and `exact` is false; with `exact` an uneven split is an error.
+// This rank's contiguous share of `rows` (rank_rows): a training batch must split evenly
+// (`exact`), a validation set need not.
 Batch rank_share(const Batch& rows, const dist::Communicator& dp, bool exact) {
   const auto n = static_cast<std::int64_t>(rows.size());
-  if (exact && n % dp.size() != 0) {
-    throw Error(
-        fmt::format("data.train_batch_size {} cannot be split evenly over {} ranks", n, dp.size()));
-  }
-  const std::int64_t share = (n + dp.size() - 1) / dp.size();
-  const std::int64_t begin = std::min(n, dp.rank() * share);
-  const std::int64_t end = std::min(n, begin + share);
-  return Batch(rows.begin() + begin, rows.begin() + end);
+  if (exact) check_even_split(n, dp, "data.train_batch_size");
+  const RowRange range = rank_rows(n, dp);
+  return Batch(rows.begin() + range.begin, rows.begin() + range.end);
 }
 
 struct Run {
@@ -164,16 +159,15 @@ struct Run {
   // Rank 0 writes (every rank holds the same weights and optimizer state); the others wait.
   fs::path save(std::int64_t step) {
     const fs::path dir = expand_home(config.trainer.default_local_dir);
-    fs::path folder = dir / ("global_step_" + std::to_string(step));
     if (world.is_main()) {
       CheckpointWriter writer(dir, step);
       save_model_state(writer.staging_folder() / "actor", model, *optimizer, tokenizer_dir);
       write_trainer_state(writer.staging_folder(),
                           {{"global_step", step}, {"dataloader", loader.state().to_json()}});
-      folder = writer.commit(config.trainer.max_ckpt_to_keep);
+      writer.commit(config.trainer.max_ckpt_to_keep);
     }
     world.barrier();
-    return folder;
+    return checkpoint_folder(dir, step);
   }
 
   std::int64_t resume() {
