@@ -3,9 +3,9 @@
 #include <torch/cuda.h>
 
 #include <cstdlib>
-#include <iostream>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 
 namespace verlpp {
 
@@ -53,8 +53,8 @@ DeviceKind select_device(const std::string& trainer_device) {
                 "`verlpp check` still validates NPU launch configurations");
   }
   if (kind == DeviceKind::cuda && !cuda_available()) {
-    std::cerr << "verlpp: warning: " << source << "=" << name
-              << " but no CUDA device is available to this build; running on cpu\n";
+    log_warning(source + "=" + name +
+                " but no CUDA device is available to this build; running on cpu");
     return DeviceKind::cpu;
   }
   return kind;

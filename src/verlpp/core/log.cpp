@@ -16,10 +16,6 @@ void set_log_rank(int rank, int world_size) {
   g_world_size = world_size;
 }
 
-int log_rank() { return g_rank; }
-
-int log_world_size() { return g_world_size; }
-
 bool is_main_rank() { return g_rank == 0; }
 
 std::string log_prefix() {

@@ -11,9 +11,6 @@ namespace verlpp {
 // Sets this process's rank and world size (once, when the launch environment is read).
 void set_log_rank(int rank, int world_size);
 
-int log_rank();
-int log_world_size();
-
 // True on rank 0: the rank that prints notes, progress and metrics and writes shared files.
 bool is_main_rank();
 

@@ -9,12 +9,12 @@
 
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/model/arch/decoder.h"
 #include "verlpp/model/checkpoint.h"
 
@@ -134,9 +134,9 @@ struct CausalLM::Impl {
     const int64_t skipped =
         reader.map_prefix("model.language_model.", "model.", {"model.visual.", "mtp."});
     if (skipped > 0) {
-      std::cerr << "verlpp: " << dir << ": skipped " << skipped
-                << " tensors of model.visual.* and mtp.* (the vision tower and MTP head; verlpp "
-                   "runs the text model)\n";
+      log_note(dir + ": skipped " + std::to_string(skipped) +
+               " tensors of model.visual.* and mtp.* (the vision tower and MTP head; verlpp runs "
+               "the text model)");
     }
     return reader;
   }

@@ -6,7 +6,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <iostream>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/rollout/graphed_decode.h"
 #include "verlpp/rollout/kv_cache.h"
@@ -278,7 +278,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
         logits = graphed->step(batch.tokens, batch.positions, batch.rows * cache->capacity(),
                                batch.lengths);
       } catch (const Error& e) {
-        std::cerr << "verlpp rollout: " << e.what() << "; decoding without CUDA graphs\n";
+        log_warning(std::string("rollout: ") + e.what() + "; decoding without CUDA graphs");
         graphed.reset();
       }
     }

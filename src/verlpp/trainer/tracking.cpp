@@ -72,8 +72,19 @@ std::string valid_names() {
   return names;
 }
 
+bool listed(const auto& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void check_logger_name(const std::string& name) {
+  if (!listed(kLoggers, name) && !listed(kSkippedLoggers, name)) {
+    throw Error("trainer.logger: unknown logger '" + name + "'; valid: " + valid_names());
+  }
+}
+
 std::unique_ptr<MetricSink> make_sink(const std::string& name, const std::string& project,
                                       const std::string& experiment) {
+  check_logger_name(name);
   if (name == "console") return std::make_unique<ConsoleSink>();
   if (name == "file") {
     const std::string root = env_or("VERL_FILE_LOGGER_ROOT", ".");
@@ -85,13 +96,10 @@ std::unique_ptr<MetricSink> make_sink(const std::string& name, const std::string
     return std::make_unique<TensorBoardSink>(env_or(
         "TENSORBOARD_DIR", (std::filesystem::path("tensorboard_log") / project / experiment)));
   }
-  if (std::find(kSkippedLoggers.begin(), kSkippedLoggers.end(), name) != kSkippedLoggers.end()) {
-    std::cerr << "verlpp: trainer.logger " << name
-              << " is a network tracker that verlpp does not support; skipped (use file or "
-                 "tensorboard)\n";
-    return nullptr;
-  }
-  throw Error("trainer.logger: unknown logger '" + name + "'; valid: " + valid_names());
+  log_note("trainer.logger " + name +
+           " is a network tracker that verlpp does not support; skipped (use file or "
+           "tensorboard)");
+  return nullptr;
 }
 
 std::string format_value(double value) {
@@ -108,11 +116,7 @@ Tracking::Tracking(const std::string& project_name, const std::string& experimen
   for (const auto& name : loggers) {
     // Only rank 0 logs; the others check the names (the same error on every rank).
     if (!is_main_rank()) {
-      const bool known =
-          std::find(kLoggers.begin(), kLoggers.end(), name) != kLoggers.end() ||
-          std::find(kSkippedLoggers.begin(), kSkippedLoggers.end(), name) != kSkippedLoggers.end();
-      if (!known)
-        throw Error("trainer.logger: unknown logger '" + name + "'; valid: " + valid_names());
+      check_logger_name(name);
       continue;
     }
     if (auto sink = make_sink(name, project_name, experiment_name)) {
