@@ -5,7 +5,8 @@ KEYS: comma-separated metric names that must agree within TOL (relative to max(1
 every metric except timing_s/*, timing_per_token_ms/*, perf/* and
 training/rollout_probs_diff_*. Weights (every tensor of
 global_step_N/actor/huggingface/model.safetensors of the last step) must agree within TOL
-absolute. Pure Python: reads safetensors F32 tensors with struct."""
+absolute. Pure Python: reads safetensors F32 tensors with struct. steps_of is also imported by the
+e2e scripts' own checks."""
 import json
 import struct
 import sys
@@ -66,4 +67,5 @@ def main():
     print("metrics within %.3g (relative), weights within %.3g" % (worst, worst_w))
 
 
-main()
+if __name__ == "__main__":
+    main()

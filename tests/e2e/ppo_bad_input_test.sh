@@ -7,10 +7,8 @@ set -uo pipefail
 VERLPP=$1
 SRC=$2
 cd "$SRC"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-work=$(mktemp -d)
-trap 'umount "$work/full" 2>/dev/null; rm -rf "$work"' EXIT
+source "$SRC/tests/e2e/lib.sh"
+E2E_CLEANUP='umount "$work/full" 2>/dev/null'
 
 "$VERLPP" data gsm8k --input tests/fixtures/data/gsm8k_raw --output "$work/gsm8k" >/dev/null 2>&1 ||
   fail "data gsm8k"

@@ -10,15 +10,12 @@ set -uo pipefail
 VERLPP=$1
 SRC=$2
 cd "$SRC"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-work=$(mktemp -d)
-trap 'pkill -P $$ 2>/dev/null; rm -rf "$work"' EXIT
+source "$SRC/tests/e2e/lib.sh"
+E2E_CLEANUP='pkill -P $$ 2>/dev/null'
 compare() { python3 "$SRC/tests/e2e/compare_runs.py" "$@"; }
+check_metrics() { PYTHONPATH="$SRC/tests/e2e" python3 - "$@"; }  # a script on stdin, steps_of at hand
 
-raw=/work/shared/data/gsm8k
-[ -f "$raw/train.jsonl" ] || raw="$SRC/tests/fixtures/data/gsm8k_raw"
-out=$("$VERLPP" data gsm8k --input "$raw" --output "$work/gsm8k" 2>&1) || fail "data gsm8k: $out"
+prepare_gsm8k
 out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 2 \
       --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 151936 --dtype float32 --seed 3 \
       --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" 2>&1) || fail "model init: $out"
@@ -63,12 +60,10 @@ out=$(two grpo2); rc=$?
 [ "$(grep -c '^step:2 - ' <<<"$out")" = 1 ] || fail "2-rank run: expected one console line per step (rank 0): $out"
 compare "$work/grpo1.jsonl" "$work/grpo2.jsonl" "$work/grpo1" "$work/grpo2" '*' 1e-6 ||
   fail "2-rank GRPO differs from 1 rank"
-python3 - "$work/grpo2.jsonl" <<'PY' || fail "2-rank GRPO metrics"
-import json, sys
-steps = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    steps.setdefault(r["step"], {}).update(r["data"])
+check_metrics "$work/grpo2.jsonl" <<'PY' || fail "2-rank GRPO metrics"
+import sys
+from compare_runs import steps_of
+steps = steps_of(sys.argv[1])
 s2 = steps[2]
 assert s2["actor/kl_loss"] > 0 and s2["actor/grad_norm"] > 0, s2
 assert any(k.startswith("val-core/") for k in s2), sorted(s2)
@@ -85,12 +80,10 @@ compare "$work/gae1.jsonl" "$work/gae2.jsonl" "$work/gae1" "$work/gae2" '*' 1e-6
   fail "2-rank GAE differs from 1 rank"
 # GRPO's advantages are 0 here (a random model earns no GSM8K reward, so only the KL and entropy
 # terms move the actor); GAE's are not: its policy loss and critic must be active.
-python3 - "$work/gae2.jsonl" <<'PY' || fail "2-rank GAE metrics"
-import json, sys
-steps = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    steps.setdefault(r["step"], {}).update(r["data"])
+check_metrics "$work/gae2.jsonl" <<'PY' || fail "2-rank GAE metrics"
+import sys
+from compare_runs import steps_of
+steps = steps_of(sys.argv[1])
 for s in steps.values():
     assert s["actor/pg_loss"] != 0 and s["critic/advantages/max"] > 0, s
     assert s["critic/vf_loss"] > 0 and s["critic/grad_norm"] > 0, s
@@ -112,15 +105,10 @@ echo 1 > "$work/grpo2/latest_checkpointed_iteration.txt"
 out=$(two resumed trainer.default_local_dir="$work/grpo2" trainer.val_before_train=false); rc=$?
 [ "$rc" -eq 0 ] || fail "2-rank resume (exit $rc): $(tail -5 <<<"$out")"
 grep -qF "resumed from global step 1" <<<"$out" || fail "no resume message: $out"
-python3 - "$work/grpo1.jsonl" "$work/resumed.jsonl" <<'PY' || fail "resumed step 2 differs"
-import json, sys
-def steps(p):
-    out = {}
-    for line in open(p):
-        r = json.loads(line)
-        out.setdefault(r["step"], {}).update(r["data"])
-    return out
-a, b = steps(sys.argv[1])[2], steps(sys.argv[2])[2]
+check_metrics "$work/grpo2.jsonl" "$work/resumed.jsonl" <<'PY' || fail "resumed step 2 differs"
+import sys
+from compare_runs import steps_of
+a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
 for k in ["actor/pg_loss", "actor/grad_norm", "actor/pg_clipfrac", "actor/ppo_kl", "critic/score/mean"]:
     assert abs(a[k] - b[k]) <= 1e-6 * max(1, abs(a[k])), (k, a[k], b[k])
 PY

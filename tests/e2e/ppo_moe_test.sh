@@ -14,14 +14,9 @@ set -uo pipefail
 VERLPP=$1
 SRC=$2
 cd "$SRC"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$SRC/tests/e2e/lib.sh"
 
-raw=/work/shared/data/gsm8k
-[ -f "$raw/train.jsonl" ] || raw="$SRC/tests/fixtures/data/gsm8k_raw"
-out=$("$VERLPP" data gsm8k --input "$raw" --output "$work/gsm8k" 2>&1) || fail "data gsm8k: $out"
+prepare_gsm8k
 out=$("$VERLPP" model init --arch qwen3_moe --hidden-size 16 --intermediate-size 32 \
       --num-hidden-layers 3 --num-attention-heads 2 --num-key-value-heads 1 --head-dim 8 \
       --vocab-size 151936 --num-experts 5 --num-experts-per-tok 2 --moe-intermediate-size 8 \
