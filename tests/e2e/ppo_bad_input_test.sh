@@ -66,7 +66,7 @@ if mount -t tmpfs -o size=75m tmpfs "$work/full" 2>/dev/null; then
   out=$(ppo "$work/model" "$work/full/ckpt" trainer.total_training_steps=2); rc=$?
   expect_error "full disk" "No space left on device" "$out" "$rc"
   [ "$(cat "$work/full/ckpt/latest_checkpointed_iteration.txt")" = 1 ] || fail "tracker moved on a full disk"
-  [ -f "$work/full/ckpt/global_step_1/actor/optimizer.bin" ] || fail "global_step_1 did not survive a full disk"
+  [ -f "$work/full/ckpt/global_step_1/actor/optim_world_size_1_rank_0.safetensors" ] || fail "global_step_1 did not survive a full disk"
   ls -a "$work/full/ckpt" | grep -q '^\.tmp_' && fail "a partial checkpoint was left on the full disk"
   umount "$work/full"
 else

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Data-parallel training over c10d (Gloo on the CPU), started by `verlpp launch`: a 2-rank run of
-# the same global batch equals the 1-rank run within 1e-6 (every metric but timings, and the
-# updated weights) for GRPO with a reference policy, for GAE with a critic, with
-# trainer.balance_batch (loss, grad_norm, weights), for `verlpp sft`, and after resuming a 2-rank
-# checkpoint; bad launches end with clear errors: a rank killed mid-run, MASTER_PORT taken,
-# WORLD_SIZE disagreeing with trainer.n_gpus_per_node.
+# the same global batch, sharded FSDP-style (the default, fsdp_size -1), equals the 1-rank run
+# within 1e-6 (every metric but timings, and the updated weights) for GRPO with a reference
+# policy, for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
+# `verlpp sft`, and after resuming a 2-rank checkpoint (on 2 ranks, and resharded onto 1); the
+# replicated 2-rank run (fsdp_size 1) equals the sharded one; each rank writes its optimizer shard
+# and holds half of the training state; bad launches end with clear errors: a rank killed mid-run,
+# MASTER_PORT taken, WORLD_SIZE disagreeing with trainer.n_gpus_per_node.
 # Usage: ppo_dp_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
@@ -55,6 +57,7 @@ two() {  # two NAME overrides...: two ranks
 # 1. GRPO with a reference policy (kl_loss), validation of 3 prompts (not a multiple of 2 ranks).
 out=$(one grpo1); rc=$?
 [ "$rc" -eq 0 ] || fail "1-rank GRPO (exit $rc): $(tail -5 <<<"$out")"
+one_out=$out
 out=$(two grpo2); rc=$?
 [ "$rc" -eq 0 ] || fail "2-rank GRPO (exit $rc): $(tail -5 <<<"$out")"
 [ "$(grep -c '^step:2 - ' <<<"$out")" = 1 ] || fail "2-rank run: expected one console line per step (rank 0): $out"
@@ -68,6 +71,28 @@ s2 = steps[2]
 assert s2["actor/kl_loss"] > 0 and s2["actor/grad_norm"] > 0, s2
 assert any(k.startswith("val-core/") for k in s2), sorted(s2)
 PY
+for r in 0 1; do
+  [ -f "$work/grpo2/global_step_2/actor/optim_world_size_2_rank_$r.safetensors" ] ||
+    fail "2-rank checkpoint lacks actor/optim_world_size_2_rank_$r.safetensors"
+done
+# Rank 0's training state (parameters + gradients + optimizer) is about half of one rank's.
+check_metrics "$(grep -F 'actor: training state on rank 0 of 1 ' <<<"$one_out")" \
+              "$(grep -F 'actor: training state on rank 0 of 2 ' <<<"$out")" <<'PY' || fail "sharded state is not half"
+import re, sys
+def total(line):
+    assert "(replicated)" in line or "(sharded)" in line, line
+    return sum(int(x) for x in re.findall(r"(\d+) B", line))
+one, two = total(sys.argv[1]), total(sys.argv[2])
+assert "(sharded)" in sys.argv[2] and 0.5 <= two / one <= 0.51, (one, two)
+print("training state per rank: 1 rank %d B, 2 ranks %d B (%.4f)" % (one, two, two / one))
+PY
+
+# 1b. The same run replicated (fsdp_size 1: gradients all-reduced) equals the sharded one.
+out=$(two rep2 actor_rollout_ref.actor.fsdp_config.fsdp_size=1); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank replicated GRPO (exit $rc): $(tail -5 <<<"$out")"
+grep -qF "actor: training state on rank 0 of 2 (replicated)" <<<"$out" || fail "fsdp_size=1 is not replicated: $out"
+compare "$work/rep2.jsonl" "$work/grpo2.jsonl" "$work/rep2" "$work/grpo2" '*' 1e-6 ||
+  fail "2-rank sharded GRPO differs from replicated"
 
 # 2. GAE with a critic.
 gae=(algorithm.adv_estimator=gae critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=2
@@ -111,6 +136,21 @@ from compare_runs import steps_of
 a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
 for k in ["actor/pg_loss", "actor/grad_norm", "actor/pg_clipfrac", "actor/ppo_kl", "critic/score/mean"]:
     assert abs(a[k] - b[k]) <= 1e-6 * max(1, abs(a[k])), (k, a[k], b[k])
+PY
+
+# The 2-rank checkpoint of step 1 resumed on one rank (the optimizer shards read back whole):
+# step 2 is the 2-rank run's up to fp32 rounding. ppo_kl is a mean of differences of per-token
+# log-probs near -12 (151,936 tokens), which fp32 resolves to about 1e-6, so it gets 1e-5.
+out=$(one resharded trainer.resume_mode=resume_path trainer.resume_from_path="$work/grpo2/global_step_1" \
+      trainer.val_before_train=false); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank resume of a 2-rank checkpoint (exit $rc): $(tail -5 <<<"$out")"
+check_metrics "$work/grpo2.jsonl" "$work/resharded.jsonl" <<'PY' || fail "resharded step 2 differs"
+import sys
+from compare_runs import steps_of
+a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
+for k, tol in [("actor/pg_loss", 1e-6), ("actor/grad_norm", 1e-6), ("actor/kl_loss", 1e-6),
+               ("critic/score/mean", 1e-6), ("actor/ppo_kl", 1e-5)]:
+    assert abs(a[k] - b[k]) <= tol * max(1, abs(a[k])), (k, a[k], b[k])
 PY
 
 # 5. SFT on 2 ranks equals 1 rank.

@@ -68,7 +68,7 @@ assert steps[2]["actor/kl_loss"] > 0, "the policy did not move away from the ref
 PY
 [ "$(cat "$work/ckpt/latest_checkpointed_iteration.txt" 2>/dev/null)" = 2 ] || fail "tracker is not 2"
 for f in global_step_1/actor/huggingface/model.safetensors global_step_2/actor/huggingface/config.json \
-         global_step_2/actor/huggingface/tokenizer.json global_step_2/actor/optimizer.bin \
+         global_step_2/actor/huggingface/tokenizer.json global_step_2/actor/optim_world_size_1_rank_0.safetensors \
          global_step_2/trainer_state.json; do
   [ -f "$work/ckpt/$f" ] || fail "checkpoint lacks $f"
 done
@@ -124,7 +124,7 @@ assert "actor/pg_loss" not in steps[1], "the actor was updated during critic_war
 assert "actor/pg_loss" in steps[2], "the actor was not updated after critic_warmup"
 assert steps[1]["actor/reward_kl_penalty"] == 0  # actor == reference before any actor update
 PY
-for f in critic/huggingface/model.safetensors critic/optimizer.bin critic/value_head/model.safetensors; do
+for f in critic/huggingface/model.safetensors critic/optim_world_size_1_rank_0.safetensors critic/value_head/model.safetensors; do
   [ -f "$work/cgae/global_step_2/$f" ] || fail "critic checkpoint lacks $f"
 done
 

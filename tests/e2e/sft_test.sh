@@ -49,7 +49,7 @@ grep -qE "^step:3 - .*val/loss:[0-9.]+" <<<"$out" || fail "no val/loss after the
 grep -qF "model for \`verlpp ppo\`: $work/ckpt/global_step_3/actor/huggingface" <<<"$out" ||
   grep -qF "model for \`verlpp ppo\`: ckpt/global_step_3/actor/huggingface" <<<"$out" ||
   fail "final model folder not reported: $out"
-for f in global_step_2/actor/optimizer.bin global_step_3/actor/huggingface/model.safetensors \
+for f in global_step_2/actor/optim_world_size_1_rank_0.safetensors global_step_3/actor/huggingface/model.safetensors \
          global_step_3/actor/huggingface/config.json global_step_3/actor/huggingface/tokenizer.json \
          global_step_3/trainer_state.json; do
   [ -f "ckpt/$f" ] || fail "checkpoint file $f missing"

@@ -54,6 +54,9 @@ cmd=(build/verlpp "${launch[@]}" ppo
   'trainer.logger=[console,file]' trainer.project_name=verlpp_gpu trainer.experiment_name=grpo_0.6b
   trainer.total_training_steps="$STEPS" trainer.val_before_train=false trainer.test_freq="$STEPS"
   trainer.save_freq="$STEPS" trainer.default_local_dir="$work/ckpt")
+# EXTRA_OVERRIDES: more key=value overrides, appended (e.g. the FSDP keys of tools/gpu/fsdp.sh).
+read -r -a extra <<< "${EXTRA_OVERRIDES:-}"
+cmd+=("${extra[@]}")
 printf '%q ' "${cmd[@]}" > "$OUT/command.txt"
 VERL_FILE_LOGGER_PATH="$OUT/ppo_metrics.jsonl" timeout "${RUN_TIMEOUT:-240}" "${cmd[@]}" > "$OUT/ppo.log" 2>&1
 echo "ppo rc=$?"

@@ -228,6 +228,12 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
                           "world/fsdp_size × fsdp_size)",
                           layout.fsdp_size, world),
               fmt::format("{}.fsdp_size={}", section, std::gcd(layout.fsdp_size, world)));
+  } else if (layout.fsdp_size != 1 && layout.fsdp_size != world) {
+    add_error(out, section + ".fsdp_size",
+              fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid sharding), "
+                          "which verlpp does not have",
+                          layout.fsdp_size, world),
+              fmt::format("{}.fsdp_size=-1", section));
   }
   if (model && layout.ulysses_sp > 1 && model->num_attention_heads % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",

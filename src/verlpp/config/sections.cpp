@@ -40,6 +40,15 @@ ModelConfig bind_model(const Section& s) {
   return m;
 }
 
+ShardingConfig bind_sharding(const Section& s) {
+  ShardingConfig c;
+  if (s.has("fsdp_size")) c.fsdp_size = s.integer("fsdp_size");
+  if (s.has("param_offload")) c.param_offload = s.boolean("param_offload");
+  if (s.has("optimizer_offload")) c.optimizer_offload = s.boolean("optimizer_offload");
+  if (s.has("reshard_after_forward")) c.reshard_after_forward = s.boolean("reshard_after_forward");
+  return c;
+}
+
 namespace {
 
 DataConfig bind_data(const Section& s) {
@@ -105,6 +114,7 @@ FsdpConfig bind_fsdp(const Section& s) {
   FsdpConfig f;
   f.strategy = s.string("strategy");
   f.fsdp_size = s.integer("fsdp_size");
+  f.sharding = bind_sharding(s);
   f.ulysses_sequence_parallel_size = s.integer("ulysses_sequence_parallel_size");
   if (s.has("turbo_config")) {
     const Section distributed = s.child("turbo_config").child("distributed");

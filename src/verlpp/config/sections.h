@@ -68,9 +68,20 @@ struct MegatronConfig {
   std::optional<double> moe_aux_loss_coeff;
 };
 
+// How an FSDP engine shards (verl's FSDPEngineConfig; engine/fsdp): fsdp_size ranks share one
+// copy (-1: all), parameters and optimizer state kept on the CPU, full weights freed after each
+// layer's forward.
+struct ShardingConfig {
+  std::int64_t fsdp_size = -1;
+  bool param_offload = false, optimizer_offload = false, reshard_after_forward = true;
+};
+// The keys above of an FSDP engine section (absent keys keep their defaults).
+ShardingConfig bind_sharding(const Section& s);
+
 // actor/ref .fsdp_config and critic.fsdp (verl's FSDPEngineConfig), with fsdp_turbo's sizes.
 struct FsdpConfig {
   std::string strategy;
+  ShardingConfig sharding;
   std::int64_t fsdp_size = -1, ulysses_sequence_parallel_size = 1;
   std::int64_t turbo_fully_shard_parallel_size = 1, turbo_expert_parallel_size = 1,
                turbo_ulysses_parallel_size = 1;

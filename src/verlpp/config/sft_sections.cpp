@@ -173,6 +173,7 @@ SftConfig bind_sft_config(const Node& root) {
   const Section engine = top.child("engine");
   c.engine_strategy = engine.string("strategy");
   c.engine_dtype = engine.string("dtype");
+  c.engine_sharding = bind_sharding(engine);
   c.trainer = bind_sft_trainer(top.child("trainer"));
   return c;
 }

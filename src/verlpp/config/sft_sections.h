@@ -45,6 +45,7 @@ struct SftConfig {
   ModelConfig model;
   OptimConfig optim;
   std::string engine_strategy, engine_dtype;  // engine.strategy, engine.dtype (compute dtype)
+  ShardingConfig engine_sharding;             // engine.fsdp_size, *_offload, reshard_after_forward
   SftTrainerConfig trainer;
 };
 

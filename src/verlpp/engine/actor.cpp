@@ -19,13 +19,6 @@ const std::set<std::string>& loss_metrics() {
   return keys;
 }
 
-std::vector<at::Tensor> parameters_of(model::CausalLM& model) {
-  model.set_requires_grad(true);
-  std::vector<at::Tensor> out;
-  for (auto& [name, tensor] : model.named_parameters()) out.push_back(tensor);
-  return out;
-}
-
 data::Batch epoch_order(const data::Batch& batch, const ActorSettings& settings,
                         at::Generator& generator) {
   if (!settings.shuffle) return batch;
@@ -40,16 +33,27 @@ Actor::Actor(model::CausalLM model, ActorSettings settings, const AdamWConfig& o
              std::int64_t total_training_steps)
     : model_(std::move(model)),
       settings_(std::move(settings)),
-      optimizer_(parameters_of(model_), optim, total_training_steps, settings_.dp) {}
+      state_(make_training_state("actor", model_, {}, {}, optim, total_training_steps, settings_.dp,
+                                 settings_.sharding)) {}
 
 LogProbOutput Actor::compute_log_prob(const data::Batch& batch, bool with_entropy) const {
-  return engine::compute_log_prob(model_, batch, settings_.log_prob_micro, settings_.forward,
-                                  with_entropy);
+  LogProbOutput out = engine::compute_log_prob(model_, batch, settings_.log_prob_micro,
+                                               settings_.forward, with_entropy, settings_.dp);
+  if (state_.sharded) state_.sharded->reshard();
+  return out;
+}
+
+void Actor::gather_weights() {
+  if (state_.sharded) state_.sharded->gather_all();
+}
+
+void Actor::release_weights() {
+  if (state_.sharded) state_.sharded->reshard();
 }
 
 algo::Metrics Actor::update_policy(const data::Batch& batch) {
   MetricAccumulator metrics;
-  const double lr = optimizer_.lr();
+  const double lr = optimizer().lr();
   // verl's engine seeds each data-parallel rank's shuffle with seed + dp rank.
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(
       static_cast<std::uint64_t>(settings_.data_loader_seed + settings_.dp.rank()));
@@ -59,7 +63,7 @@ algo::Metrics Actor::update_policy(const data::Batch& batch) {
     const data::Batch ordered = epoch_order(batch, settings_, generator);
     for (const auto& mini : ordered.split(mini_rows)) update_mini_batch(mini, metrics);
   }
-  optimizer_.advance_lr();
+  optimizer().advance_lr();
   std::set<std::string> summed;
   for (const auto& key : loss_metrics()) summed.insert("actor/" + key);
   algo::Metrics out = reduce_over_ranks(metrics.means("actor/"), settings_.dp, summed);
@@ -80,9 +84,9 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
   const double aux_coeff = moe_aux_loss_coeff();
   const auto device = model_.device();
   algo::Metrics sums;
-  optimizer_.zero_grad();
+  optimizer().zero_grad();
   for (const auto& rows :
-       micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro)) {
+       micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro, settings_.dp)) {
     const data::Batch micro = mini.select(rows);
     const LogProbOutput current =
         forward_log_prob(model_, micro, settings_.forward, with_entropy, moe);
@@ -103,6 +107,7 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
       }
     }
     loss.backward();
+    if (state_.sharded) state_.sharded->finish_backward();
     result.metrics["loss"] = result.loss.item<double>();
     for (const auto& [key, value] : result.metrics) {
       if (loss_metrics().count(key)) {
@@ -113,7 +118,7 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
     }
   }
   metrics.append_all(sums);
-  metrics.append("grad_norm", optimizer_.step().grad_norm);
+  metrics.append("grad_norm", optimizer().step().grad_norm);
 }
 
 }  // namespace verlpp::engine

@@ -13,7 +13,10 @@
 // update_policy is this rank's contiguous slice; its mini-batches are mini_batch_rows / dp rows,
 // the loss is normalised by the token and row counts of the global mini-batch (all-reduced), the
 // optimizer sums the gradients over the ranks, and the metrics are combined over them
-// (reduce_over_ranks). The result equals one rank updating on the whole batch.
+// (reduce_over_ranks). The result equals one rank updating on the whole batch. With
+// settings.sharding the parameters, gradients and optimizer state are sharded over the ranks
+// (engine/fsdp/sharded_model.h): forward passes gather layer by layer, every backward ends with
+// the gradients' reduce-scatter, and gather_weights() gives the rollout the full model.
 //
 // MoE models: each micro-batch's load-balancing loss (transformers' definition over its real
 // tokens, model::load_balancing_loss) is logged as actor/moe_aux_loss (mean over micro-batches).
@@ -33,6 +36,7 @@
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
+#include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::engine {
@@ -50,9 +54,10 @@ struct ActorSettings {
   bool calculate_entropy = false;  // entropy in the update even when entropy_coeff is 0
   algo::ActorLossConfig loss;
   std::optional<double> loss_scale_factor;
-  bool add_moe_aux_loss = false;             // see above
-  std::optional<double> moe_aux_loss_coeff;  // default: config.json's router_aux_loss_coef
-  dist::Communicator dp;                     // the data-parallel ranks (default: one)
+  bool add_moe_aux_loss = false;               // see above
+  std::optional<double> moe_aux_loss_coeff;    // default: config.json's router_aux_loss_coef
+  dist::Communicator dp;                       // the data-parallel ranks (default: one)
+  std::optional<fsdp::FsdpSettings> sharding;  // shard over dp (fsdp_size = the world)
 };
 
 class Actor {
@@ -63,9 +68,15 @@ class Actor {
 
   model::CausalLM& model() { return model_; }
   const model::CausalLM& model() const { return model_; }
-  Optimizer& optimizer() { return optimizer_; }
-  const Optimizer& optimizer() const { return optimizer_; }
+  Optimizer& optimizer() { return *state_.optimizer; }
+  const Optimizer& optimizer() const { return *state_.optimizer; }
   const ActorSettings& settings() const { return settings_; }
+  // The shards when sharded, else null.
+  fsdp::ShardedModel* sharded() const { return state_.sharded.get(); }
+  // Full weights in the model until release_weights() (all-gathered unit by unit when sharded;
+  // nothing to do otherwise): the rollout's weight hand-off.
+  void gather_weights();
+  void release_weights();
 
   // old_log_prob (and entropy) of every response token, no gradients.
   LogProbOutput compute_log_prob(const data::Batch& batch, bool with_entropy) const;
@@ -86,7 +97,7 @@ class Actor {
 
   model::CausalLM model_;
   ActorSettings settings_;
-  Optimizer optimizer_;
+  TrainingState state_;
 };
 
 }  // namespace verlpp::engine

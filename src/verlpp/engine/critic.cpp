@@ -16,19 +16,13 @@
 namespace verlpp::engine {
 namespace {
 
-std::vector<at::Tensor> trainable(model::CausalLM& trunk, const ValueHead& head) {
-  trunk.set_requires_grad(true);
-  std::vector<at::Tensor> out;
-  for (auto& [name, tensor] : trunk.named_parameters()) {
-    if (name == "lm_head.weight") {
-      tensor.set_requires_grad(false);
-    } else {
-      out.push_back(tensor);
-    }
-  }
-  out.push_back(head.weight);
-  out.push_back(head.bias);
-  return out;
+// The critic trains its trunk without the output projection, and the value head.
+TrainingState critic_state(model::CausalLM& trunk, const ValueHead& head,
+                           const CriticSettings& settings, const AdamWConfig& optim,
+                           std::int64_t total_training_steps) {
+  return make_training_state(
+      "critic", trunk, {{"score.weight", head.weight}, {"score.bias", head.bias}},
+      {"lm_head.weight"}, optim, total_training_steps, settings.dp, settings.sharding);
 }
 
 }  // namespace
@@ -48,7 +42,7 @@ Critic::Critic(model::CausalLM trunk, ValueHead head, CriticSettings settings,
     : trunk_(std::move(trunk)),
       head_(std::move(head)),
       settings_(std::move(settings)),
-      optimizer_(trainable(trunk_, head_), optim, total_training_steps, settings_.dp) {}
+      state_(critic_state(trunk_, head_, settings_, optim, total_training_steps)) {}
 
 at::Tensor Critic::forward_values(const data::Batch& micro) const {
   const ResponseHidden where = response_hidden(trunk_, micro, settings_.remove_padding);
@@ -60,21 +54,22 @@ at::Tensor Critic::compute_values(const data::Batch& batch) const {
   c10::AutoGradMode no_grad(false);
   std::vector<at::Tensor> parts;
   for (const auto& rows :
-       micro_batch_indices(batch.tensor("attention_mask"), settings_.forward_micro)) {
+       micro_batch_indices(batch.tensor("attention_mask"), settings_.forward_micro, settings_.dp)) {
     parts.push_back(forward_values(batch.select(rows)));
   }
+  if (state_.sharded) state_.sharded->reshard();
   return at::cat(parts);
 }
 
 algo::Metrics Critic::update_critic(const data::Batch& batch) {
   MetricAccumulator metrics;
-  const double lr = optimizer_.lr();
+  const double lr = optimizer().lr();
   const std::int64_t mini_rows =
       local_mini_batch_rows(settings_.mini_batch_rows, settings_.dp, "critic");
   for (std::int64_t epoch = 0; epoch < settings_.ppo_epochs; ++epoch) {
     for (const auto& mini : batch.split(mini_rows)) update_mini_batch(mini, metrics);
   }
-  optimizer_.advance_lr();
+  optimizer().advance_lr();
   algo::Metrics out = reduce_over_ranks(metrics.means("critic/"), settings_.dp, {"critic/vf_loss"});
   out["critic/lr"] = lr;
   return out;
@@ -85,15 +80,16 @@ void Critic::update_mini_batch(const data::Batch& mini, MetricAccumulator& metri
       global_mini_batch(mini, settings_.dp, settings_.loss_scale_factor).info;
   const auto device = trunk_.device();
   double vf_loss = 0;
-  optimizer_.zero_grad();
+  optimizer().zero_grad();
   for (const auto& rows :
-       micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro)) {
+       micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro, settings_.dp)) {
     const data::Batch micro = mini.select(rows);
     const algo::ValueLossResult result = algo::compute_value_loss(
         forward_values(micro), micro.tensor("returns").to(device),
         micro.tensor("values").to(device), micro.tensor("response_mask").to(device),
         settings_.cliprange_value, settings_.loss_agg_mode, info);
     result.loss.backward();
+    if (state_.sharded) state_.sharded->finish_backward();
     for (const auto& [key, value] : result.metrics) {
       if (key == "vf_loss") {
         vf_loss += value;
@@ -103,7 +99,7 @@ void Critic::update_mini_batch(const data::Batch& mini, MetricAccumulator& metri
     }
   }
   metrics.append("vf_loss", vf_loss);
-  metrics.append("grad_norm", optimizer_.step().grad_norm);
+  metrics.append("grad_norm", optimizer().step().grad_norm);
 }
 
 void Critic::save_head(const std::filesystem::path& folder) const {

@@ -18,6 +18,7 @@
 #include "verlpp/dist/communicator.h"
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
+#include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::engine {
@@ -35,6 +36,7 @@ struct CriticSettings {
   std::optional<double> loss_scale_factor;
   // The data-parallel ranks: update_critic gets this rank's slice, as Actor::update_policy does.
   dist::Communicator dp;
+  std::optional<fsdp::FsdpSettings> sharding;  // shard trunk and head over dp, as the actor
 };
 
 struct ValueHead {
@@ -56,8 +58,9 @@ class Critic {
   model::CausalLM& trunk() { return trunk_; }
   const model::CausalLM& trunk() const { return trunk_; }
   const ValueHead& head() const { return head_; }
-  Optimizer& optimizer() { return optimizer_; }
-  const Optimizer& optimizer() const { return optimizer_; }
+  Optimizer& optimizer() { return *state_.optimizer; }
+  const Optimizer& optimizer() const { return *state_.optimizer; }
+  fsdp::ShardedModel* sharded() const { return state_.sharded.get(); }
 
   // fp32 [B, R] values, no gradients (verl's compute_values).
   at::Tensor compute_values(const data::Batch& batch) const;
@@ -68,7 +71,9 @@ class Critic {
   algo::Metrics update_critic(const data::Batch& batch);
 
   // The head as value_head/model.safetensors ("score.weight", "score.bias") in `folder`; load
-  // throws verlpp::Error naming the file when it is missing or its shapes differ.
+  // throws verlpp::Error naming the file when it is missing or its shapes differ. When sharded,
+  // save_head needs the weights gathered (ShardedModel::gather_all) and load_head is not used
+  // (the optimizer's masters restore the head).
   void save_head(const std::filesystem::path& folder) const;
   void load_head(const std::filesystem::path& folder);
 
@@ -79,7 +84,7 @@ class Critic {
   model::CausalLM trunk_;
   ValueHead head_;
   CriticSettings settings_;
-  Optimizer optimizer_;
+  TrainingState state_;
 };
 
 }  // namespace verlpp::engine

@@ -33,10 +33,10 @@ LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& 
 
 LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& batch,
                                const MicroBatching& how, const ForwardSettings& forward,
-                               bool with_entropy) {
+                               bool with_entropy, const dist::Communicator& dp) {
   c10::AutoGradMode no_grad(false);
   std::vector<at::Tensor> log_probs, entropy;
-  for (const auto& rows : micro_batch_indices(batch.tensor("attention_mask"), how)) {
+  for (const auto& rows : micro_batch_indices(batch.tensor("attention_mask"), how, dp)) {
     const LogProbOutput part = forward_log_prob(model, batch.select(rows), forward, with_entropy);
     log_probs.push_back(part.log_probs);
     if (with_entropy) entropy.push_back(part.entropy);

@@ -33,10 +33,11 @@ LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& 
                                const ForwardSettings& forward, bool with_entropy,
                                bool with_moe_aux_loss = false);
 
-// The whole batch without gradients, micro-batched by `how`, rows in the batch's order, on the
-// model's device. Throws verlpp::Error for missing or mis-shaped tensors.
+// The whole batch without gradients, micro-batched by `how` (the count equalised over `dp`'s
+// ranks, micro_batch_indices), rows in the batch's order, on the model's device. Throws
+// verlpp::Error for missing or mis-shaped tensors.
 LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& batch,
                                const MicroBatching& how, const ForwardSettings& forward,
-                               bool with_entropy);
+                               bool with_entropy, const dist::Communicator& dp = {});
 
 }  // namespace verlpp::engine

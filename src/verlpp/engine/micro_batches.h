@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "verlpp/dist/communicator.h"
+
 namespace verlpp::engine {
 
 struct MicroBatching {
@@ -23,8 +25,14 @@ struct MicroBatching {
 // budget gets a micro-batch of its own. Deviation from verl: verl balances the rows over
 // ceil(total / budget) micro-batches with the Karmarkar-Karp partition and reorders them; verlpp
 // keeps the row order (the results are the same; the number of micro-batches can differ).
-// Neither set: one micro-batch. attention_mask: [B, L]. Throws verlpp::Error when a size is < 1.
+// Neither set: one micro-batch. With a token budget and several data-parallel ranks in `dp`, the
+// count is the largest over the ranks (verl all-reduces it with MAX, so that every rank runs as
+// many forward/backward passes, which sharded training's per-layer collectives need): a rank with
+// fewer halves its micro-batch of most tokens (of two rows or more) until it has as many.
+// attention_mask: [B, L]. Throws verlpp::Error when a size is < 1, or when a rank has fewer rows
+// than the count.
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
-                                                           const MicroBatching& how);
+                                                           const MicroBatching& how,
+                                                           const dist::Communicator& dp = {});
 
 }  // namespace verlpp::engine

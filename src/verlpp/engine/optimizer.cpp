@@ -10,13 +10,18 @@
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/engine/fsdp/shard_rows.h"
 #include "verlpp/model/safetensors.h"
 
 namespace verlpp::engine {
 
+namespace fs = std::filesystem;
+
 namespace {
 
-constexpr const char* kFormat = "verlpp-adamw-1";
+constexpr const char* kFormat = "verlpp-adamw-2";
+constexpr const char* kLegacyFormat = "verlpp-adamw-1";  // one optimizer.bin, world size 1
+constexpr const char* kLegacyFile = "optimizer.bin";
 
 std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& tensors) {
   std::vector<at::Tensor> out;
@@ -24,47 +29,77 @@ std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& tensors) {
   return out;
 }
 
+std::string shard_file_name(std::int64_t world, std::int64_t rank) {
+  return "optim_world_size_" + std::to_string(world) + "_rank_" + std::to_string(rank) +
+         ".safetensors";
+}
+
+std::int64_t metadata_int(const model::SafetensorsFile& file, const std::string& key) {
+  const auto it = file.metadata().find(key);
+  if (it == file.metadata().end()) {
+    throw Error("optimizer state " + file.path() + ": metadata has no '" + key + "'");
+  }
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    throw Error("optimizer state " + file.path() + ": metadata '" + key + "' is not an integer");
+  }
+}
+
 }  // namespace
 
 struct Optimizer::Impl {
-  std::vector<at::Tensor> parameters;  // the model's
-  std::vector<at::Tensor> masters;     // fp32 copies, optimised
+  std::vector<at::Tensor> parameters;  // the model's, or this rank's shards of them
+  std::vector<std::vector<std::int64_t>> full_shapes;
+  std::vector<at::Tensor> masters;  // fp32 copies, optimised
   std::vector<at::Tensor> exp_avgs, exp_avg_sqs;
   std::vector<at::Tensor> state_steps;  // fp32 scalars on the masters' device (fused kernel)
   AdamWConfig config;
   LrSchedule schedule;
   std::int64_t scheduler_step = 0;
   std::int64_t adam_step = 0;  // updates applied: AdamW's bias-correction step
-  dist::Communicator dp;
+  dist::Communicator dp;       // replicated: gradients all-reduced over it
+  std::shared_ptr<fsdp::ShardedModel> sharded;
 
-  Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps,
-       dist::Communicator group)
-      : parameters(std::move(params)),
-        config(cfg),
-        schedule(cfg.schedule, total_steps),
-        dp(std::move(group)) {
-    for (const auto& p : parameters) masters.push_back(p.detach().to(at::kFloat).clone());
+  Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps)
+      : parameters(std::move(params)), config(cfg), schedule(cfg.schedule, total_steps) {}
+
+  void init_state() {
+    for (const auto& p : parameters) {
+      const at::Device home = config.optimizer_offload ? at::Device(at::kCPU) : p.device();
+      masters.push_back(p.detach().to(home, at::kFloat).clone());
+    }
     exp_avgs = zeros_like_all(masters);
     exp_avg_sqs = zeros_like_all(masters);
     for (const auto& m : masters) state_steps.push_back(at::zeros({}, m.options()));
   }
 
-  // The parameters' gradients in fp32 (zeros where a parameter got none), converted in one
-  // multi-tensor copy.
+  std::int64_t shard_count() const { return sharded ? sharded->group().size() : 1; }
+  std::int64_t shard_index() const { return sharded ? sharded->group().rank() : 0; }
+
+  // The gradients in fp32 on the masters' device: the shard's reduced gradients, or the model's
+  // (zeros where a parameter got none, converted in one multi-tensor copy) summed over the
+  // replicated ranks.
   std::vector<at::Tensor> master_gradients() const {
-    std::vector<at::Tensor> grads, converted, model_grads;
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      const at::Tensor& grad = parameters[i].grad();
-      if (!grad.defined()) {
-        grads.push_back(at::zeros_like(masters[i]));
-        continue;
+    std::vector<at::Tensor> grads;
+    if (sharded) {
+      grads = sharded->gradient_shards();
+    } else {
+      std::vector<at::Tensor> converted, model_grads;
+      for (std::size_t i = 0; i < parameters.size(); ++i) {
+        const at::Tensor& grad = parameters[i].grad();
+        grads.push_back(grad.defined() ? at::empty_like(parameters[i], at::kFloat)
+                                       : at::zeros_like(parameters[i], at::kFloat));
+        if (!grad.defined()) continue;
+        converted.push_back(grads.back());
+        model_grads.push_back(grad.detach());
       }
-      grads.push_back(at::empty_like(masters[i]));
-      converted.push_back(grads.back());
-      model_grads.push_back(grad.detach());
+      compat::foreach_copy(converted, model_grads);
+      sum_over_ranks(grads);
     }
-    compat::foreach_copy(converted, model_grads);
-    sum_over_ranks(grads);
+    if (config.optimizer_offload) {
+      for (auto& g : grads) g = g.to(at::kCPU);
+    }
     return grads;
   }
 
@@ -80,6 +115,18 @@ struct Optimizer::Impl {
       g.copy_(buffer.narrow(0, offset, g.numel()).view_as(g));
       offset += g.numel();
     }
+  }
+
+  // The L2 norm of all gradients (over every rank's shard when sharded), one host sync. Each
+  // tensor's norm is taken in fp64 (one tensor converted at a time), so that the norm does not
+  // depend on how the gradients are split over ranks beyond rounding at 1e-12.
+  double global_norm(const std::vector<at::Tensor>& grads) const {
+    std::vector<at::Tensor> each;
+    for (const auto& g : grads) each.push_back(g.to(at::kDouble).norm());
+    const at::Tensor norms = at::stack(each);
+    if (!sharded) return norms.norm().item<double>();
+    const double squares = norms.square().sum().item<double>();
+    return std::sqrt(sharded->group().all_reduce(squares, dist::ReduceOp::sum));
   }
 
   // torch.optim.AdamW's update with _foreach kernels (CPU and LibTorch < 2), or the fused CUDA
@@ -108,6 +155,36 @@ struct Optimizer::Impl {
   }
 
   void copy_masters_to_parameters() { compat::foreach_copy(parameters, masters); }
+
+  // This rank's rows of parameter i, read from the files of a state saved over `world` shards
+  // (files[r] is shard r's) into `into` (the rows this rank holds, padding left as it is).
+  void restore_rows(const std::vector<model::SafetensorsFile>& files, const std::string& name,
+                    std::size_t i, at::Tensor& into) const {
+    const std::vector<std::int64_t>& shape = full_shapes[i];
+    const std::int64_t world = static_cast<std::int64_t>(files.size());
+    const fsdp::ShardRows mine = fsdp::shard_rows(shape[0], shard_count(), shard_index());
+    for (std::int64_t r = 0; r < world; ++r) {
+      const fsdp::ShardRows theirs = fsdp::shard_rows(shape[0], world, r);
+      const std::int64_t begin = std::max(mine.begin, theirs.begin);
+      const std::int64_t end = std::min(mine.begin + mine.valid, theirs.begin + theirs.valid);
+      if (begin >= end) continue;
+      const model::SafetensorsFile& file = files[static_cast<std::size_t>(r)];
+      const std::string key = name + "." + std::to_string(i);
+      if (!file.contains(key)) {
+        throw Error("optimizer state " + file.path() + " has no tensor '" + key +
+                    "' (saved for a model with fewer parameters?)");
+      }
+      const at::Tensor saved = file.tensor(key);
+      std::vector<std::int64_t> expected = shape;
+      expected[0] = world == 1 ? shape[0] : theirs.capacity;
+      if (!saved.sizes().equals(expected)) {
+        throw Error("optimizer state " + file.path() + ": parameter " + std::to_string(i) +
+                    " has a different shape than the model's");
+      }
+      into.narrow(0, begin - mine.begin, end - begin)
+          .copy_(saved.narrow(0, begin - theirs.begin, end - begin));
+    }
+  }
 };
 
 Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
@@ -117,8 +194,17 @@ Optimizer::Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& conf
   }
   if (config.schedule.lr < 0) throw Error("optim.lr: expected a non-negative learning rate");
   if (parameters.empty()) throw Error("optimizer: the model has no parameters to train");
-  impl_ =
-      std::make_unique<Impl>(std::move(parameters), config, total_training_steps, std::move(dp));
+  impl_ = std::make_unique<Impl>(std::move(parameters), config, total_training_steps);
+  impl_->dp = std::move(dp);
+  for (const auto& p : impl_->parameters) impl_->full_shapes.push_back(p.sizes().vec());
+  impl_->init_state();
+}
+
+Optimizer::Optimizer(std::shared_ptr<fsdp::ShardedModel> sharded, const AdamWConfig& config,
+                     std::int64_t total_training_steps)
+    : Optimizer(sharded->shards(), config, total_training_steps) {
+  impl_->sharded = std::move(sharded);
+  impl_->full_shapes = impl_->sharded->full_shapes();
 }
 
 Optimizer::~Optimizer() = default;
@@ -127,8 +213,7 @@ StepResult Optimizer::step() {
   c10::AutoGradMode no_grad(false);
   StepResult result;
   std::vector<at::Tensor> grads = impl_->master_gradients();
-  // Global L2 norm of all gradients, one host sync.
-  result.grad_norm = at::stack(at::_foreach_norm(grads)).to(at::kDouble).norm().item<double>();
+  result.grad_norm = impl_->global_norm(grads);
   if (!std::isfinite(result.grad_norm)) {
     zero_grad();
     return result;
@@ -143,6 +228,7 @@ StepResult Optimizer::step() {
 }
 
 void Optimizer::zero_grad() {
+  if (impl_->sharded) impl_->sharded->zero_grad();
   for (auto& p : impl_->parameters) {
     if (p.grad().defined()) p.mutable_grad() = at::Tensor();
   }
@@ -152,7 +238,17 @@ void Optimizer::advance_lr() { ++impl_->scheduler_step; }
 
 double Optimizer::lr() const { return impl_->schedule.lr_at(impl_->scheduler_step); }
 
-void Optimizer::save(const std::string& path) const {
+std::int64_t Optimizer::state_bytes() const {
+  std::int64_t bytes = 0;
+  for (const auto& m : impl_->masters)
+    bytes += 3 * m.numel() * static_cast<std::int64_t>(sizeof(float));
+  return bytes;
+}
+
+std::int64_t Optimizer::shard_count() const { return impl_->shard_count(); }
+std::int64_t Optimizer::shard_index() const { return impl_->shard_index(); }
+
+void Optimizer::save(const std::string& folder) const {
   std::vector<std::pair<std::string, at::Tensor>> tensors;
   for (std::size_t i = 0; i < impl_->masters.size(); ++i) {
     const std::string n = std::to_string(i);
@@ -162,64 +258,83 @@ void Optimizer::save(const std::string& path) const {
   }
   const std::map<std::string, std::string> metadata = {
       {"verlpp_format", kFormat},
+      {"world_size", std::to_string(shard_count())},
+      {"rank", std::to_string(shard_index())},
       {"adam_step", std::to_string(impl_->adam_step)},
       {"scheduler_step", std::to_string(impl_->scheduler_step)}};
-  write_atomically(path, [&](const std::filesystem::path& temporary) {
+  const fs::path path = fs::path(folder) / shard_file_name(shard_count(), shard_index());
+  write_atomically(path, [&](const fs::path& temporary) {
     model::write_safetensors(temporary.string(), tensors, metadata);
   });
 }
 
 namespace {
 
-std::int64_t metadata_int(const model::SafetensorsFile& file, const std::string& key) {
-  const auto it = file.metadata().find(key);
-  if (it == file.metadata().end()) {
-    throw Error("optimizer state " + file.path() + ": metadata has no '" + key + "'");
+// The shard files of the state in `folder`: optim_world_size_W_rank_{0..W-1}, or optimizer.bin.
+std::vector<model::SafetensorsFile> open_state(const fs::path& folder) {
+  std::vector<model::SafetensorsFile> files;
+  if (fs::is_regular_file(folder / kLegacyFile)) {
+    files.emplace_back((folder / kLegacyFile).string());
+    return files;
   }
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    throw Error("optimizer state " + file.path() + ": metadata '" + key + "' is not an integer");
+  std::int64_t world = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    for (std::int64_t w = 1; w <= 65536 && world == 0; ++w) {
+      if (name == shard_file_name(w, 0)) world = w;
+    }
+  }
+  if (world == 0) {
+    throw Error("cannot read optimizer state " + (folder / shard_file_name(1, 0)).string() +
+                ": no such file (nor optim_world_size_W_rank_0 of another world size W)");
+  }
+  for (std::int64_t r = 0; r < world; ++r) {
+    const fs::path path = folder / shard_file_name(world, r);
+    if (!fs::is_regular_file(path)) {
+      throw Error("cannot read optimizer state " + path.string() + ": no such file (the state " +
+                  "was saved over " + std::to_string(world) + " ranks)");
+    }
+    files.emplace_back(path.string());
+  }
+  return files;
+}
+
+void check_format(const model::SafetensorsFile& file, bool legacy, std::int64_t world,
+                  std::int64_t rank) {
+  const auto format = file.metadata().find("verlpp_format");
+  const std::string expected = legacy ? kLegacyFormat : kFormat;
+  if (format == file.metadata().end() || format->second != expected) {
+    throw Error("optimizer state " + file.path() + ": not a " + expected + " file");
+  }
+  if (legacy) return;
+  if (metadata_int(file, "world_size") != world || metadata_int(file, "rank") != rank) {
+    throw Error("optimizer state " + file.path() +
+                ": its metadata says another world size or rank");
   }
 }
 
 }  // namespace
 
-void Optimizer::load(const std::string& path) {
+void Optimizer::load(const std::string& folder) {
   c10::AutoGradMode no_grad(false);
-  if (!std::filesystem::is_regular_file(path)) {
-    throw Error("cannot read optimizer state " + path + ": no such file");
-  }
-  const model::SafetensorsFile file(path);
-  const auto format = file.metadata().find("verlpp_format");
-  if (format == file.metadata().end() || format->second != kFormat) {
-    throw Error("optimizer state " + path + ": not a " + kFormat + " file");
-  }
+  const bool legacy = fs::is_regular_file(fs::path(folder) / kLegacyFile);
+  const auto files = open_state(folder);
+  const auto world = static_cast<std::int64_t>(files.size());
+  for (std::int64_t r = 0; r < world; ++r)
+    check_format(files[static_cast<std::size_t>(r)], legacy, world, r);
   Impl& s = *impl_;
-  const auto restore = [&](const std::string& name, std::size_t i, at::Tensor& into) {
-    if (!file.contains(name)) {
-      throw Error("optimizer state " + path + " has no tensor '" + name +
-                  "' (saved for a model "
-                  "with fewer parameters?)");
-    }
-    const at::Tensor saved = file.tensor(name);
-    if (!saved.sizes().equals(s.masters[i].sizes())) {
-      throw Error("optimizer state " + path + ": parameter " + std::to_string(i) +
-                  " has a different shape than the model's");
-    }
-    into.copy_(saved);
-  };
-  if (file.contains("master." + std::to_string(s.masters.size()))) {
-    throw Error("optimizer state " + path + " holds more parameters than the model has");
+  const model::SafetensorsFile& first = files.front();
+  if (first.contains("master." + std::to_string(s.masters.size()))) {
+    throw Error("optimizer state " + first.path() + " holds more parameters than the model has");
   }
   for (std::size_t i = 0; i < s.masters.size(); ++i) {
-    const std::string n = std::to_string(i);
-    restore("master." + n, i, s.masters[i]);
-    restore("exp_avg." + n, i, s.exp_avgs[i]);
-    restore("exp_avg_sq." + n, i, s.exp_avg_sqs[i]);
+    s.restore_rows(files, "master", i, s.masters[i]);
+    s.restore_rows(files, "exp_avg", i, s.exp_avgs[i]);
+    s.restore_rows(files, "exp_avg_sq", i, s.exp_avg_sqs[i]);
   }
-  s.adam_step = metadata_int(file, "adam_step");
-  s.scheduler_step = metadata_int(file, "scheduler_step");
+  s.adam_step = metadata_int(first, "adam_step");
+  s.scheduler_step = metadata_int(first, "scheduler_step");
   for (auto& step : s.state_steps) step.fill_(static_cast<double>(s.adam_step));
   s.copy_masters_to_parameters();
 }

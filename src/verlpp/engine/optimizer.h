@@ -11,10 +11,18 @@
 // _foreach kernels with the same formula. The learning rate
 // follows LrSchedule, advanced once per training step by advance_lr().
 //
-// Data parallel: with a communicator of several ranks, step() first sums the gradients over the
-// ranks (one fp32 all-reduce of all gradients). Each rank's loss is normalised by the global
-// batch's counts (distributed.md §1.6), so the sum is the one-rank gradient of the whole batch and
-// every rank applies the same update to identical parameters.
+// Data parallel, replicated (fsdp_size 1): with a communicator of several ranks, step() first sums
+// the gradients over the ranks (one fp32 all-reduce of all gradients). Each rank's loss is
+// normalised by the global batch's counts (distributed.md §1.6), so the sum is the one-rank
+// gradient of the whole batch and every rank applies the same update to identical parameters.
+//
+// Sharded (engine/fsdp/sharded_model.h): the optimizer steps this rank's shards. Its masters and
+// moments hold only those rows, the gradients are the shard's fp32 gradients already summed over
+// the ranks by reduce-scatter, grad_norm is the global norm (squared shard norms summed over the
+// ranks), and the updated masters are written into the shards.
+//
+// optimizer_offload (fsdp_config.optimizer_offload): masters and moments live on the CPU; the
+// gradients are copied there for the update and the result copied back.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -25,6 +33,7 @@
 #include <vector>
 
 #include "verlpp/dist/communicator.h"
+#include "verlpp/engine/fsdp/sharded_model.h"
 #include "verlpp/engine/lr_schedule.h"
 
 namespace verlpp::engine {
@@ -35,6 +44,7 @@ struct AdamWConfig {
   double beta1 = 0.9, beta2 = 0.999;
   double eps = 1e-8;
   double clip_grad = 1.0;
+  bool optimizer_offload = false;  // fsdp_config.optimizer_offload
 };
 
 struct StepResult {
@@ -48,6 +58,9 @@ class Optimizer {
   // when betas are outside [0, 1), lr is negative or there are no parameters.
   Optimizer(std::vector<at::Tensor> parameters, const AdamWConfig& config,
             std::int64_t total_training_steps, dist::Communicator dp = {});
+  // Over `sharded`'s shards; throws as above.
+  Optimizer(std::shared_ptr<fsdp::ShardedModel> sharded, const AdamWConfig& config,
+            std::int64_t total_training_steps);
   ~Optimizer();
 
   StepResult step();
@@ -55,13 +68,23 @@ class Optimizer {
   void advance_lr();
   double lr() const;
 
-  // Optimizer state to and from one safetensors file (fp32 "master.i", "exp_avg.i",
-  // "exp_avg_sq.i" per parameter i; metadata verlpp_format, adam_step, scheduler_step); writing
-  // goes through a temporary name. load() also sets the model parameters from the masters. It
-  // throws verlpp::Error naming the file when it is missing, unreadable, of another format, or
+  // Bytes of masters and moments on this rank.
+  std::int64_t state_bytes() const;
+  // The number of shards the state is split into (1 unless sharded) and this rank's shard.
+  std::int64_t shard_count() const;
+  std::int64_t shard_index() const;
+
+  // Optimizer state to and from safetensors files in `folder`, one per shard, named as verl
+  // names its per-rank files: optim_world_size_{W}_rank_{r}.safetensors with fp32 "master.i",
+  // "exp_avg.i", "exp_avg_sq.i" of parameter i's rows that shard holds (shard_rows.h) and
+  // metadata verlpp_format, world_size, rank, adam_step, scheduler_step. save() writes this
+  // rank's file through a temporary name (a replicated run calls it on one rank). load() reads
+  // the rows this rank needs from the files of whatever world size wrote them (resharding), or a
+  // single optimizer.bin of earlier verlpp versions, and sets the parameters from the masters. It
+  // throws verlpp::Error naming the file when one is missing, unreadable, of another format, or
   // holds other parameter counts or shapes than the model's.
-  void save(const std::string& path) const;
-  void load(const std::string& path);
+  void save(const std::string& folder) const;
+  void load(const std::string& folder);
 
  private:
   struct Impl;

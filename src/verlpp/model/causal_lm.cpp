@@ -79,6 +79,7 @@ struct CausalLM::Impl {
   std::unique_ptr<Decoder> decoder;
   at::Tensor inv_freq;  // fp32, on the model's device
   bool checkpointing = false;
+  std::shared_ptr<LayerHooks> hooks;
 
   const ModelConfig& config() const { return decoder->config(); }
 
@@ -99,9 +100,12 @@ struct CausalLM::Impl {
                  std::vector<at::Tensor>* router_logits) const {
     ctx.scale = 1.0 / std::sqrt(static_cast<double>(config().head_dim));
     ctx.router_logits = router_logits != nullptr;
+    if (hooks) hooks->before_forward();
     at::Tensor x = at::embedding(decoder->embed_tokens, input_ids);
     for (int64_t i = 0; i < config().num_hidden_layers; ++i) {
+      if (hooks) hooks->before_layer(i);
       LayerOutput out = run_layer(i, x, ctx);
+      if (hooks) hooks->after_layer(i, out.hidden, out.router_logits);
       x = std::move(out.hidden);
       if (router_logits != nullptr && out.router_logits.defined()) {
         router_logits->push_back(std::move(out.router_logits));
@@ -184,6 +188,12 @@ std::vector<std::pair<std::string, at::Tensor>> CausalLM::named_parameters() con
   return out;
 }
 
+std::vector<int64_t> CausalLM::parameter_layers() const {
+  std::vector<int64_t> out;
+  for (const WeightSpec& spec : impl_->decoder->weights().specs()) out.push_back(spec.layer);
+  return out;
+}
+
 void CausalLM::set_requires_grad(bool requires_grad) {
   for (const WeightSpec& spec : impl_->decoder->weights().specs()) {
     spec.tensor->requires_grad_(requires_grad);
@@ -191,6 +201,10 @@ void CausalLM::set_requires_grad(bool requires_grad) {
 }
 
 void CausalLM::set_gradient_checkpointing(bool enabled) { impl_->checkpointing = enabled; }
+
+void CausalLM::set_layer_hooks(std::shared_ptr<LayerHooks> hooks) {
+  impl_->hooks = std::move(hooks);
+}
 
 void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
   for (const WeightSpec& spec : impl_->decoder->weights().specs()) {

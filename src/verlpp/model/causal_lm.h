@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "verlpp/model/generation_state.h"
+#include "verlpp/model/layer_hooks.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::model {
@@ -38,11 +39,16 @@ class CausalLM {
   // weight table's); a tied model has no "lm_head.weight"; fused experts are one tensor each. The
   // tensors are the model's own (in-place changes and .grad() act on the model).
   std::vector<std::pair<std::string, at::Tensor>> named_parameters() const;
+  // The decoder layer of each of named_parameters() (-1: embedding, final norm, lm_head).
+  std::vector<int64_t> parameter_layers() const;
   void set_requires_grad(bool requires_grad);
   // actor_rollout_ref.model.enable_gradient_checkpointing: layer activations are recomputed in
   // backward instead of kept (needs a backward through torch::autograd; parameter gradients are
   // returned through the graph as usual).
   void set_gradient_checkpointing(bool enabled);
+  // Calls `hooks` around every forward pass and decoder layer (engine/fsdp's sharded weights);
+  // null removes them.
+  void set_layer_hooks(std::shared_ptr<LayerHooks> hooks);
   // Casts/moves every parameter (gradients are dropped; requires_grad kept).
   void to(at::ScalarType dtype, const at::Device& device);
   // Copies the weights of the checkpoint folder `dir` into this model's parameters (their dtype

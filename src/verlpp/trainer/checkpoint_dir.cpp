@@ -103,10 +103,21 @@ fs::path checkpoint_folder(const fs::path& dir, std::int64_t global_step) {
   return dir / (std::string(kPrefix) + std::to_string(global_step));
 }
 
+namespace {
+
+fs::path staging_path(const fs::path& dir, std::int64_t global_step, std::int64_t tag) {
+  return dir /
+         (".tmp_" + std::string(kPrefix) + std::to_string(global_step) + "_" + std::to_string(tag));
+}
+
+}  // namespace
+
 CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step)
+    : CheckpointWriter(std::move(dir), global_step, getpid()) {}
+
+CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step, std::int64_t tag)
     : dir_(std::move(dir)), global_step_(global_step) {
-  staging_ = dir_ / (".tmp_" + std::string(kPrefix) + std::to_string(global_step) + "_" +
-                     std::to_string(getpid()));
+  staging_ = staging_path(dir_, global_step, tag);
   std::error_code error;
   fs::remove_all(staging_, error);
   fs::create_directories(staging_, error);
@@ -136,6 +147,22 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   fs::remove_all(replaced, error);
   prune(dir_, max_to_keep);
   return target;
+}
+
+fs::path write_checkpoint_on_ranks(const dist::Communicator& world, const fs::path& dir,
+                                   std::int64_t global_step,
+                                   std::optional<std::int64_t> max_to_keep,
+                                   const std::function<void(const fs::path& staging)>& write) {
+  const auto tag = static_cast<std::int64_t>(
+      world.all_reduce(world.is_main() ? static_cast<double>(getpid()) : 0.0, dist::ReduceOp::sum));
+  std::optional<CheckpointWriter> writer;
+  if (world.is_main()) writer.emplace(dir, global_step, tag);
+  world.barrier();
+  write(staging_path(dir, global_step, tag));
+  world.barrier();
+  if (writer) writer->commit(max_to_keep);
+  world.barrier();
+  return checkpoint_folder(dir, global_step);
 }
 
 }  // namespace verlpp::trainer

@@ -10,8 +10,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+
+#include "verlpp/dist/communicator.h"
 
 namespace verlpp::trainer {
 
@@ -47,6 +50,8 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
 // written with verlpp::write_file_atomically (core/atomic_file.h).
 class CheckpointWriter {
  public:
+  // The temporary folder is {dir}/.tmp_global_step_{N}_{tag} (tag: this process's id by default).
+  CheckpointWriter(std::filesystem::path dir, std::int64_t global_step, std::int64_t tag);
   CheckpointWriter(std::filesystem::path dir, std::int64_t global_step);
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter&) = delete;
@@ -60,5 +65,13 @@ class CheckpointWriter {
   std::int64_t global_step_;
   bool committed_ = false;
 };
+
+// Writes one checkpoint from every rank of `world` (all call it): rank 0 makes the temporary
+// folder, every rank runs `write` on it (collectives allowed: every rank runs it), and rank 0
+// commits it as CheckpointWriter does, after all have written. Returns global_step_N.
+std::filesystem::path write_checkpoint_on_ranks(
+    const dist::Communicator& world, const std::filesystem::path& dir, std::int64_t global_step,
+    std::optional<std::int64_t> max_to_keep,
+    const std::function<void(const std::filesystem::path& staging)>& write);
 
 }  // namespace verlpp::trainer

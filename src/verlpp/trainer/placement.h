@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "verlpp/config/sections.h"
 #include "verlpp/dist/communicator.h"
 #include "verlpp/dist/launch_env.h"
+#include "verlpp/engine/fsdp/sharded_model.h"
 
 namespace verlpp::trainer {
 
@@ -27,5 +30,15 @@ struct RunPlacement {
 // CUDA device.
 RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_per_node,
                        std::int64_t nnodes, std::chrono::milliseconds timeout);
+
+// How a trained model is held, from its engine's keys (`section`.fsdp_size, param_offload,
+// reshard_after_forward): sharded over the world when there are several ranks and fsdp_size is
+// -1 (or 0) or the world size, and also on one rank when param_offload asks for the shards on the
+// CPU; replicated (nullopt) otherwise, i.e. fsdp_size 1. Throws verlpp::Error naming
+// `section`.fsdp_size for a size between 1 and the world (hybrid sharding, which verlpp does not
+// have).
+std::optional<engine::fsdp::FsdpSettings> sharding_settings(const config::ShardingConfig& config,
+                                                            std::int64_t world,
+                                                            const std::string& section);
 
 }  // namespace verlpp::trainer

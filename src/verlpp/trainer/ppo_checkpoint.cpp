@@ -69,27 +69,26 @@ void restore_trainer_state(PpoContext& ctx, const std::filesystem::path& folder)
 
 namespace {
 
-void write_checkpoint(PpoContext& ctx, std::int64_t global_step) {
-  const config::TrainerConfig& t = ctx.config.trainer;
-  CheckpointWriter writer(t.default_local_dir, global_step);
-  const auto& folder = writer.staging_folder();
-  save_model_state(folder / "actor", ctx.actor->model(), ctx.actor->optimizer(), ctx.tokenizer_dir);
+namespace fs = std::filesystem;
+
+void write_checkpoint(PpoContext& ctx, std::int64_t global_step, const fs::path& folder) {
+  save_model_state(folder / "actor", ctx.actor->model(), ctx.actor->optimizer(), ctx.tokenizer_dir,
+                   ctx.world, ctx.actor->sharded());
   if (ctx.critic) {
-    save_model_state(folder / "critic", ctx.critic->trunk(), ctx.critic->optimizer(), "");
-    ctx.critic->save_head(folder / "critic");
+    engine::Critic& critic = *ctx.critic;
+    save_model_state(folder / "critic", critic.trunk(), critic.optimizer(), "", ctx.world,
+                     critic.sharded(), [&] { critic.save_head(folder / "critic"); });
   }
-  write_trainer_state(folder, trainer_state(ctx, global_step));
-  writer.commit(t.max_actor_ckpt_to_keep);
+  if (ctx.world.is_main()) write_trainer_state(folder, trainer_state(ctx, global_step));
 }
 
 }  // namespace
 
 std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_step) {
-  // Data parallel without sharding: every rank holds the same weights and optimizer state, so
-  // rank 0 writes the checkpoint and the others wait for it.
-  if (ctx.world.is_main()) write_checkpoint(ctx, global_step);
-  ctx.world.barrier();
-  return checkpoint_folder(ctx.config.trainer.default_local_dir, global_step);
+  const config::TrainerConfig& t = ctx.config.trainer;
+  return write_checkpoint_on_ranks(
+      ctx.world, t.default_local_dir, global_step, t.max_actor_ckpt_to_keep,
+      [&](const fs::path& folder) { write_checkpoint(ctx, global_step, folder); });
 }
 
 std::optional<std::int64_t> resume_ppo_checkpoint(PpoContext& ctx) {
@@ -97,10 +96,13 @@ std::optional<std::int64_t> resume_ppo_checkpoint(PpoContext& ctx) {
   const std::optional<ResumePoint> point =
       resolve_resume(t.resume_mode, t.default_local_dir, t.resume_from_path);
   if (!point) return std::nullopt;
-  load_model_state(point->folder / "actor", ctx.actor->model(), ctx.actor->optimizer());
+  load_model_state(point->folder / "actor", ctx.actor->model(), ctx.actor->optimizer(),
+                   ctx.actor->sharded() != nullptr);
   if (ctx.critic) {
-    load_model_state(point->folder / "critic", ctx.critic->trunk(), ctx.critic->optimizer());
-    ctx.critic->load_head(point->folder / "critic");
+    const bool sharded = ctx.critic->sharded() != nullptr;
+    load_model_state(point->folder / "critic", ctx.critic->trunk(), ctx.critic->optimizer(),
+                     sharded);
+    if (!sharded) ctx.critic->load_head(point->folder / "critic");
   }
   restore_trainer_state(ctx, point->folder);
   return point->global_step;

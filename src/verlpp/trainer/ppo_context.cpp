@@ -4,6 +4,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/data/prompt_encoding.h"
+#include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_settings.h"
 
 namespace verlpp::trainer {
@@ -45,6 +46,11 @@ void load_data(PpoContext& ctx) {
   ctx.total_steps = total_training_steps(ctx.config, ctx.loader->batches_per_epoch());
 }
 
+// The FSDP keys of an engine (defaults for a Megatron engine, which has none).
+config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
+  return engine.fsdp ? engine.fsdp->sharding : config::ShardingConfig{};
+}
+
 void load_models(PpoContext& ctx) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
@@ -53,8 +59,12 @@ void load_models(PpoContext& ctx) {
   ctx.shape = decoder_shape(policy.config());
   engine::ActorSettings actor = actor_settings(c);
   actor.dp = ctx.world;
-  ctx.actor = std::make_unique<engine::Actor>(
-      policy, actor, adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim"), ctx.total_steps);
+  const config::ShardingConfig actor_sharding = engine_sharding(c.actor.engine);
+  actor.sharding =
+      sharding_settings(actor_sharding, ctx.world.size(), "actor_rollout_ref.actor.fsdp_config");
+  engine::AdamWConfig actor_optim = adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim");
+  actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
+  ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (config::need_reference_policy(c)) {
     ctx.ref = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
     ctx.ref->set_requires_grad(false);
@@ -68,8 +78,12 @@ void load_models(PpoContext& ctx) {
                                                      kValueHeadSeed, dtype, ctx.device);
     engine::CriticSettings critic = critic_settings(c);
     critic.dp = ctx.world;
-    ctx.critic = std::make_unique<engine::Critic>(
-        trunk, head, critic, adamw_config(c.critic.optim, "critic.optim"), ctx.total_steps);
+    const config::ShardingConfig critic_sharding = engine_sharding(c.critic.engine);
+    critic.sharding = sharding_settings(critic_sharding, ctx.world.size(), "critic.fsdp");
+    engine::AdamWConfig critic_optim = adamw_config(c.critic.optim, "critic.optim");
+    critic_optim.optimizer_offload = critic_sharding.optimizer_offload;
+    ctx.critic =
+        std::make_unique<engine::Critic>(trunk, head, critic, critic_optim, ctx.total_steps);
   }
 }
 

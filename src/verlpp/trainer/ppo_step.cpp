@@ -37,6 +37,7 @@ data::Batch generate(PpoContext& ctx, std::int64_t global_step,
   data::Batch generated =
       generate_on_ranks(ctx.actor->model(), repeated, ctx.train_sampling,
                         rollout_seed(ctx.config.rollout.seed, global_step), ctx.world);
+  ctx.actor->release_weights();
   if (ctx.config.rollout.free_cache_engine) {
     release_cached_device_memory(ctx.actor->model().device());
   }
@@ -157,6 +158,7 @@ std::uint64_t rollout_seed(std::int64_t rollout_seed_key, std::int64_t global_st
 StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
                       const std::vector<std::int64_t>& rows, PhaseTimer& timer) {
   StepOutput out;
+  timer.time("update_weights", [&] { ctx.actor->gather_weights(); });
   data::Batch batch = timer.time("gen", [&] { return generate(ctx, global_step, rows); });
   if (ctx.config.trainer.balance_batch) batch = balance_batch(ctx, batch, out.metrics);
   timer.time("reward", [&] {
@@ -169,7 +171,7 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
     timer.time("ref", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "ref");
       const engine::LogProbOutput ref = engine::compute_log_prob(
-          *ctx.ref, local, ctx.ref_micro, ctx.actor->settings().forward, false);
+          *ctx.ref, local, ctx.ref_micro, ctx.actor->settings().forward, false, ctx.world);
       batch.set_tensor("ref_log_prob", ctx.world.all_gather(ref.log_probs));
     });
   }

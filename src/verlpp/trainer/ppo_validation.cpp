@@ -23,10 +23,12 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   std::vector<nlohmann::json> uids;
   for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
   prompts.set_non_tensor("uid", uids);
+  ctx.actor->gather_weights();
   const data::Batch batch = generate_on_ranks(
       ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
       ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step),
       ctx.world);
+  ctx.actor->release_weights();
   const BatchRewards rewards =
       compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
   const at::Tensor totals = rewards.token_level_scores.sum(1).to(at::kDouble).contiguous();

@@ -4,6 +4,7 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -14,6 +15,7 @@
 #include "verlpp/data/dataloader.h"
 #include "verlpp/data/sft_dataset.h"
 #include "verlpp/engine/optimizer.h"
+#include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/checkpoint_dir.h"
@@ -94,6 +96,24 @@ std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig
   return out;
 }
 
+// Halves the micro-batch of most rows until there are `count` (every rank runs as many passes,
+// which sharded training's collectives need; each rank has as many rows as the others).
+void split_to_count(std::vector<Batch>& micro, std::int64_t count) {
+  while (static_cast<std::int64_t>(micro.size()) < count) {
+    auto largest = std::max_element(micro.begin(), micro.end(), [](const Batch& a, const Batch& b) {
+      return a.size() < b.size();
+    });
+    if (largest == micro.end() || largest->size() < 2) {
+      throw Error("sft: another rank needs " + std::to_string(count) +
+                  " micro-batches but this rank has too few rows");
+    }
+    const auto half = static_cast<std::ptrdiff_t>(largest->size() / 2);
+    Batch second(largest->begin() + half, largest->end());
+    largest->resize(static_cast<std::size_t>(half));
+    micro.insert(largest + 1, std::move(second));
+  }
+}
+
 std::int64_t count_learned(const Batch& batch) {
   std::int64_t n = 0;
   for (const auto* example : batch) n += learned_tokens(*example);
@@ -120,7 +140,9 @@ struct Run {
   std::optional<data::SftDataset> val;
   data::StatefulDataLoader loader;
   std::int64_t total_steps = 0;
-  std::unique_ptr<engine::Optimizer> optimizer;
+  engine::TrainingState state;
+
+  engine::Optimizer& optimizer() { return *state.optimizer; }
 
   Batch take(const std::vector<std::int64_t>& indices) const {
     Batch batch;
@@ -134,40 +156,56 @@ struct Run {
   double accumulate(const Batch& batch) {
     const auto tokens = static_cast<double>(count_learned(batch));
     double loss = 0;
-    for (const Batch& micro : micro_batches(rank_share(batch, world, true), config.data)) {
-      if (count_learned(micro) == 0) continue;
-      const at::Tensor micro_loss = sft_micro_loss(model, pack_sft(micro, device), tokens);
-      micro_loss.backward();
-      loss += micro_loss.item<double>();
+    std::vector<Batch> micro = micro_batches(rank_share(batch, world, true), config.data);
+    if (state.sharded) {
+      split_to_count(micro, static_cast<std::int64_t>(world.all_reduce(
+                                static_cast<double>(micro.size()), dist::ReduceOp::max)));
+    }
+    for (const Batch& piece : micro) {
+      const PackedSft packed = pack_sft(piece, device);
+      if (count_learned(piece) == 0) {
+        // Nothing to learn; a sharded model still runs the pass (its collectives).
+        if (!state.sharded) continue;
+        (model.forward_packed(packed.input_ids, packed.position_ids, packed.cu_seqlens).sum() * 0)
+            .backward();
+      } else {
+        const at::Tensor micro_loss = sft_micro_loss(model, packed, tokens);
+        micro_loss.backward();
+        loss += micro_loss.item<double>();
+      }
+      if (state.sharded) state.sharded->finish_backward();
     }
     return world.all_reduce(loss, dist::ReduceOp::sum);
   }
 
+  // The ranks' shares of the validation set may differ in size: a sharded model is gathered whole
+  // for it, so that no rank waits for another's per-layer collectives.
   double validation_loss() const {
     c10::AutoGradMode no_grad(false);
     Batch all;
     for (std::int64_t i = 0; i < val->size(); ++i) all.push_back(&val->example(i));
     const auto tokens = static_cast<double>(count_learned(all));
+    if (state.sharded) state.sharded->gather_all();
     double loss = 0;
     for (const Batch& micro : micro_batches(rank_share(all, world, false), config.data)) {
       if (count_learned(micro) == 0) continue;
       loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
     }
+    if (state.sharded) state.sharded->reshard();
     return world.all_reduce(loss, dist::ReduceOp::sum);
   }
 
-  // Rank 0 writes (every rank holds the same weights and optimizer state); the others wait.
   fs::path save(std::int64_t step) {
-    const fs::path dir = expand_home(config.trainer.default_local_dir);
-    if (world.is_main()) {
-      CheckpointWriter writer(dir, step);
-      save_model_state(writer.staging_folder() / "actor", model, *optimizer, tokenizer_dir);
-      write_trainer_state(writer.staging_folder(),
-                          {{"global_step", step}, {"dataloader", loader.state().to_json()}});
-      writer.commit(config.trainer.max_ckpt_to_keep);
-    }
-    world.barrier();
-    return checkpoint_folder(dir, step);
+    return write_checkpoint_on_ranks(
+        world, expand_home(config.trainer.default_local_dir), step, config.trainer.max_ckpt_to_keep,
+        [&](const fs::path& folder) {
+          save_model_state(folder / "actor", model, optimizer(), tokenizer_dir, world,
+                           state.sharded.get());
+          if (world.is_main()) {
+            write_trainer_state(folder,
+                                {{"global_step", step}, {"dataloader", loader.state().to_json()}});
+          }
+        });
   }
 
   std::int64_t resume() {
@@ -175,7 +213,7 @@ struct Run {
         resolve_resume(config.trainer.resume_mode, expand_home(config.trainer.default_local_dir),
                        config.trainer.resume_from_path);
     if (!point) return 0;
-    load_model_state(point->folder / "actor", model, *optimizer);
+    load_model_state(point->folder / "actor", model, optimizer(), state.sharded != nullptr);
     const nlohmann::json state = read_trainer_state(point->folder);
     if (!state.contains("dataloader")) {
       throw Error((point->folder / "trainer_state.json").string() + ": no \"dataloader\" state");
@@ -217,19 +255,19 @@ SftRunSummary run_sft(const config::SftConfig& config) {
           std::nullopt,
           std::move(loader),
           0,
-          nullptr};
+          {}};
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);
   }
   run.total_steps = config.trainer.total_training_steps.value_or(run.loader.batches_per_epoch() *
                                                                  config.trainer.total_epochs);
-  run.model.set_requires_grad(true);
   run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
-  std::vector<at::Tensor> parameters;
-  for (const auto& [name, p] : run.model.named_parameters()) parameters.push_back(p);
-  run.optimizer = std::make_unique<engine::Optimizer>(parameters, adamw_config(config.optim),
-                                                      run.total_steps, run.world);
+  engine::AdamWConfig optim = adamw_config(config.optim);
+  optim.optimizer_offload = config.engine_sharding.optimizer_offload;
+  run.state = engine::make_training_state(
+      "sft", run.model, {}, {}, optim, run.total_steps, run.world,
+      sharding_settings(config.engine_sharding, run.world.size(), "engine"));
 
   SftRunSummary summary;
   summary.last_step = run.resume();
@@ -239,12 +277,12 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   for (std::int64_t step = summary.last_step + 1; step <= run.total_steps; ++step) {
     const Batch batch = run.take(run.loader.next());
     Metrics metrics;
-    metrics["train/lr"] = run.optimizer->lr();
+    metrics["train/lr"] = run.optimizer().lr();
     metrics["train/loss"] = run.accumulate(batch);
-    metrics["train/grad_norm"] = run.optimizer->step().grad_norm;
+    metrics["train/grad_norm"] = run.optimizer().step().grad_norm;
     metrics["train/global_tokens"] = static_cast<double>(count_learned(batch));
-    run.optimizer->zero_grad();
-    run.optimizer->advance_lr();
+    run.optimizer().zero_grad();
+    run.optimizer().advance_lr();
     const bool last = step == run.total_steps;
     const auto due = [&](std::int64_t freq) { return freq > 0 && (last || step % freq == 0); };
     if (run.val && (due(config.trainer.test_freq) || last)) {

@@ -14,7 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kOptimizerFile = "optimizer.bin";
 constexpr const char* kTrainerStateFile = "trainer_state.json";
 
 void require_file(const fs::path& path, const std::string& what) {
@@ -79,16 +78,24 @@ void copy_tokenizer_files(const fs::path& from, const fs::path& to) {
 }
 
 void save_model_state(const fs::path& role_folder, const model::CausalLM& model,
-                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir) {
-  const fs::path hf_folder = role_folder / "huggingface";
-  create_folder(hf_folder);
-  model.save_pretrained(hf_folder.string(), model.dtype());
-  if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, hf_folder);
-  optimizer.save((role_folder / kOptimizerFile).string());
+                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir,
+                      const dist::Communicator& world, engine::fsdp::ShardedModel* sharded,
+                      const std::function<void()>& on_main) {
+  create_folder(role_folder);
+  if (sharded) sharded->gather_all();
+  if (world.is_main()) {
+    const fs::path hf_folder = role_folder / "huggingface";
+    create_folder(hf_folder);
+    model.save_pretrained(hf_folder.string(), model.dtype());
+    if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, hf_folder);
+    if (on_main) on_main();
+  }
+  if (sharded) sharded->reshard();
+  if (optimizer.shard_count() > 1 || world.is_main()) optimizer.save(role_folder.string());
 }
 
 void load_model_state(const fs::path& role_folder, model::CausalLM& model,
-                      engine::Optimizer& optimizer) {
+                      engine::Optimizer& optimizer, bool sharded) {
   const fs::path hf_folder = role_folder / "huggingface";
   require_file(hf_folder / "config.json", "the model's Hugging Face config");
   const model::ModelConfig saved = model::load_model_config(hf_folder.string());
@@ -96,13 +103,14 @@ void load_model_state(const fs::path& role_folder, model::CausalLM& model,
   if (!difference.empty()) {
     throw Error("checkpoint " + role_folder.string() + " is from another model: " + difference);
   }
-  if (!fs::exists(hf_folder / "model.safetensors") &&
-      !fs::exists(hf_folder / "model.safetensors.index.json")) {
-    require_file(hf_folder / "model.safetensors", "the model's weights");
+  if (!sharded) {
+    if (!fs::exists(hf_folder / "model.safetensors") &&
+        !fs::exists(hf_folder / "model.safetensors.index.json")) {
+      require_file(hf_folder / "model.safetensors", "the model's weights");
+    }
+    model.load_weights(hf_folder.string());
   }
-  require_file(role_folder / kOptimizerFile, "the optimizer state");
-  model.load_weights(hf_folder.string());
-  optimizer.load((role_folder / kOptimizerFile).string());
+  optimizer.load(role_folder.string());
 }
 
 void write_trainer_state(const fs::path& step_folder, const nlohmann::json& state) {

@@ -5,16 +5,22 @@
 //                                      dtype, loadable by transformers and by model.path) and the
 //                                      tokenizer files (tokenizer.json, tokenizer_config.json,
 //                                      generation_config.json when present)
-//   global_step_N/actor/optimizer.bin  engine::Optimizer::save (fp32 masters, moments, lr position)
+//   global_step_N/actor/optim_world_size_{W}_rank_{r}.safetensors
+//                                      engine::Optimizer::save: fp32 masters, moments and lr
+//                                      position of shard r of W (W = 1 unless sharded; verl's
+//                                      per-rank files, which verl names .pt)
 //   global_step_N/critic/...           the same for the critic, when there is one
 //   global_step_N/trainer_state.json   {"global_step", "dataloader" (data::DataLoaderState),
 //                                       "rng" (hex CPU generator states), "kl_coef", ...}
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "verlpp/dist/communicator.h"
+#include "verlpp/engine/fsdp/sharded_model.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
 
@@ -26,16 +32,22 @@ namespace verlpp::trainer {
 // verlpp::Error when `from` has none of them or a copy fails.
 void copy_tokenizer_files(const std::filesystem::path& from, const std::filesystem::path& to);
 
-// Writes {role_folder}/huggingface/ and {role_folder}/optimizer.bin. tokenizer_dir may be empty.
-// Throws verlpp::Error naming the file on an I/O failure.
+// Writes {role_folder}/huggingface/ (rank 0, with the full weights: gathered from the shards
+// when `sharded`, one collective per unit) and the optimizer files (every rank when sharded, else
+// rank 0); `on_main` runs on rank 0 while the full weights are present. Every rank of `world`
+// calls it. tokenizer_dir may be empty. Throws verlpp::Error naming the file on an I/O failure.
 void save_model_state(const std::filesystem::path& role_folder, const model::CausalLM& model,
-                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir);
+                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir,
+                      const dist::Communicator& world, engine::fsdp::ShardedModel* sharded,
+                      const std::function<void()>& on_main = {});
 
 // Restores weights and optimizer state saved by save_model_state into an existing model of the same
-// shape. Throws verlpp::Error naming the folder when a file is missing or unreadable, or when the
-// checkpoint's config.json describes another model (naming the differing field).
+// shape, from files of any world size (the optimizer reshards). A sharded model takes its weights
+// from the optimizer's masters; a replicated one also reads huggingface/. Throws verlpp::Error
+// naming the folder when a file is missing or unreadable, or when the checkpoint's config.json
+// describes another model (naming the differing field).
 void load_model_state(const std::filesystem::path& role_folder, model::CausalLM& model,
-                      engine::Optimizer& optimizer);
+                      engine::Optimizer& optimizer, bool sharded);
 
 // trainer_state.json, written atomically; read_trainer_state throws verlpp::Error naming the file
 // when it is missing or not a JSON object.

@@ -113,13 +113,17 @@ TEST(Optimizer, LearningRateFollowsTheSchedule) {
 }
 
 TEST(Optimizer, SaveAndLoadContinueIdentically) {
-  const auto path = (std::filesystem::temp_directory_path() / "verlpp_optim_test.pt").string();
+  const auto dir = std::filesystem::temp_directory_path() / "verlpp_optim_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir.string();
   at::Tensor a = parameter({1.0, -1.0});
   Optimizer first({a}, config_with(0.05, 0.01, 1.0), 10);
   set_grad(a, {0.2, 0.1});
   first.step();
   first.advance_lr();
   first.save(path);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "optim_world_size_1_rank_0.safetensors"));
   at::Tensor b = parameter({0.0, 0.0});
   Optimizer second({b}, config_with(0.05, 0.01, 1.0), 10);
   second.load(path);
@@ -133,7 +137,7 @@ TEST(Optimizer, SaveAndLoadContinueIdentically) {
   Optimizer third({wrong}, config_with(0.05, 0.01, 1.0), 10);
   EXPECT_THROW(third.load(path), Error);
   EXPECT_THROW(third.load(path + ".missing"), Error);
-  std::filesystem::remove(path);
+  std::filesystem::remove_all(dir);
 }
 
 // The fused CUDA AdamW kernel against the _foreach formula on CPU (checked by hand above), over

@@ -89,13 +89,13 @@ TEST_F(TrainCheckpoint, RoundTripContinuesExactlyLikeTheOriginal) {
   Trainee original = make(1);
   train_step(original);
   train_step(original);
-  save_model_state(dir_ / "actor", original.lm, original.optimizer, "");
+  save_model_state(dir_ / "actor", original.lm, original.optimizer, "", {}, nullptr);
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/config.json"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/model.safetensors"));
-  EXPECT_TRUE(fs::exists(dir_ / "actor/optimizer.bin"));
+  EXPECT_TRUE(fs::exists(dir_ / "actor/optim_world_size_1_rank_0.safetensors"));
 
   Trainee restored = make(2);  // other weights, fresh moments and schedule
-  load_model_state(dir_ / "actor", restored.lm, restored.optimizer);
+  load_model_state(dir_ / "actor", restored.lm, restored.optimizer, false);
   expect_same_weights(original.lm, restored.lm);
   EXPECT_DOUBLE_EQ(restored.optimizer.lr(), original.optimizer.lr());
   // Moments and step counts restored: the next update is bit-identical.
@@ -110,7 +110,7 @@ TEST_F(TrainCheckpoint, CopiesTokenizerFilesIntoHuggingfaceFolder) {
   std::ofstream(tok / "tokenizer.json") << "{}";
   std::ofstream(tok / "tokenizer_config.json") << "{}";
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, tok.string());
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, tok.string(), {}, nullptr);
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer.json"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer_config.json"));
   EXPECT_THROW(copy_tokenizer_files(dir_ / "actor", dir_), Error);  // no tokenizer files there
@@ -118,10 +118,10 @@ TEST_F(TrainCheckpoint, CopiesTokenizerFilesIntoHuggingfaceFolder) {
 
 TEST_F(TrainCheckpoint, AnotherModelsCheckpointNamesTheDifferingField) {
   Trainee other = make(1, /*hidden=*/32);
-  save_model_state(dir_ / "actor", other.lm, other.optimizer, "");
+  save_model_state(dir_ / "actor", other.lm, other.optimizer, "", {}, nullptr);
   Trainee t = make(1);
   try {
-    load_model_state(dir_ / "actor", t.lm, t.optimizer);
+    load_model_state(dir_ / "actor", t.lm, t.optimizer, false);
     FAIL() << "expected verlpp::Error";
   } catch (const Error& e) {
     const std::string what = e.what();
@@ -132,12 +132,12 @@ TEST_F(TrainCheckpoint, AnotherModelsCheckpointNamesTheDifferingField) {
 
 TEST_F(TrainCheckpoint, MissingFilesAreNamed) {
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, "");
-  for (const char* file :
-       {"optimizer.bin", "huggingface/model.safetensors", "huggingface/config.json"}) {
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, "", {}, nullptr);
+  for (const char* file : {"optim_world_size_1_rank_0.safetensors", "huggingface/model.safetensors",
+                           "huggingface/config.json"}) {
     fs::remove(dir_ / "actor" / file);
     try {
-      load_model_state(dir_ / "actor", t.lm, t.optimizer);
+      load_model_state(dir_ / "actor", t.lm, t.optimizer, false);
       FAIL() << "expected verlpp::Error for a missing " << file;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find((dir_ / "actor" / file).string()), std::string::npos)
@@ -148,9 +148,10 @@ TEST_F(TrainCheckpoint, MissingFilesAreNamed) {
 
 TEST_F(TrainCheckpoint, CorruptOptimizerStateIsAnError) {
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, "");
-  std::ofstream(dir_ / "actor/optimizer.bin", std::ios::trunc) << "not an archive";
-  EXPECT_THROW(load_model_state(dir_ / "actor", t.lm, t.optimizer), Error);
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, "", {}, nullptr);
+  std::ofstream(dir_ / "actor/optim_world_size_1_rank_0.safetensors", std::ios::trunc)
+      << "not an archive";
+  EXPECT_THROW(load_model_state(dir_ / "actor", t.lm, t.optimizer, false), Error);
 }
 
 TEST_F(TrainCheckpoint, TrainerStateRoundTripAndErrors) {

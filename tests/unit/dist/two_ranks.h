@@ -1,0 +1,18 @@
+// Two real ranks for tests: the test forks a second process and both join one Gloo group over a
+// TCPStore on a free local port (CPU). Skip where Communicator::backend_available(CPU) is false.
+#pragma once
+
+#include <functional>
+
+#include "verlpp/dist/communicator.h"
+
+namespace verlpp::dist::test_ranks {
+
+using Body = std::function<void(const Communicator&)>;
+
+// Runs `rank0` here as rank 0 and `rank1` in a child process as rank 1; the child's failed
+// expectations or exceptions make it exit non-zero, which fails the test.
+void run_two_ranks(const Body& rank0, const Body& rank1);
+void run_both(const Body& body);
+
+}  // namespace verlpp::dist::test_ranks
