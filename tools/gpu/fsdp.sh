@@ -33,4 +33,10 @@ for k in keys:
     print("%-30s %s" % (k, "   ".join(cells)))
 PY
 build/tests/unit/engine/verlpp_engine_tests --gtest_filter='Optimizer*:ShardRows*' > "$ROOT_OUT/engine_tests.log" 2>&1
-echo "engine tests rc=$?"; tail -3 "$ROOT_OUT/engine_tests.log"
+rc=$?
+echo "engine tests rc=$rc"; tail -3 "$ROOT_OUT/engine_tests.log"
+if [ "$rc" -ne 0 ] && command -v gdb >/dev/null; then
+  gdb -batch -ex run -ex bt --args build/tests/unit/engine/verlpp_engine_tests \
+    --gtest_filter='Optimizer*' > "$ROOT_OUT/engine_tests_gdb.log" 2>&1
+  grep -A25 "SIGSEGV" "$ROOT_OUT/engine_tests_gdb.log" | head -40
+fi

@@ -35,7 +35,7 @@ TrainingState make_training_state(const std::string& role, model::CausalLM& mode
   for (auto& [name, tensor] : extra) tensor.requires_grad_(true);
   TrainingState state;
   fsdp::TrainingStateBytes bytes;
-  if (sharding && dp.size() > 1) {
+  if (sharding) {
     state.sharded = fsdp::ShardedModel::shard(model, extra, frozen, dp, *sharding);
     state.optimizer = std::make_unique<Optimizer>(state.sharded, optim, total_training_steps);
     bytes = state.sharded->state_bytes();

@@ -26,7 +26,7 @@ struct TrainingState {
 
 // Makes `model` (and `extra`, trained tensors outside it, such as a value head) trainable, except
 // the parameters named in `frozen` (no gradient, not optimised, never sharded), and builds its
-// state: sharded over `dp` when `sharding` is set and dp has several ranks. Logs, as
+// state: sharded over `dp` when `sharding` is set (also over one rank, for param_offload). Logs, as
 // `role`, the bytes of parameters, gradients and optimizer state this rank holds between steps
 // (parameters and gradients in the model dtype when replicated; shards in the model dtype and
 // fp32 gradient shards when sharded).
