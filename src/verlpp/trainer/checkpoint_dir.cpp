@@ -44,7 +44,15 @@ void prune(const fs::path& dir, std::optional<std::int64_t> max_to_keep) {
   if (!max_to_keep || *max_to_keep <= 0) return;
   auto found = list_checkpoints(dir);
   const auto excess = static_cast<std::int64_t>(found.size()) - *max_to_keep;
-  for (std::int64_t i = 0; i < excess; ++i) fs::remove_all(found[i].second);
+  // The error_code overload: PyTorch 2.11's libtorch.so exports a std::filesystem::remove_all(path)
+  // that crashes when it is bound instead of libstdc++'s (seen on the GPU machine).
+  for (std::int64_t i = 0; i < excess; ++i) {
+    std::error_code error;
+    fs::remove_all(found[i].second, error);
+    if (error) {
+      throw Error("checkpoint: cannot remove " + found[i].second.string() + ": " + error.message());
+    }
+  }
 }
 
 ResumePoint resume_point(const fs::path& folder, const std::string& what) {
