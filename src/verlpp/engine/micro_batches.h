@@ -7,8 +7,10 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "verlpp/dist/communicator.h"
@@ -31,6 +33,26 @@ struct MicroBatching {
 // fewer halves its micro-batch of most tokens (of two rows or more) until it has as many.
 // attention_mask: [B, L]. Throws verlpp::Error when a size is < 1, or when a rank has fewer rows
 // than the count.
+// Splits `pieces` in place (order kept) until there are `count`: each time the piece of largest
+// weight(piece) among those of two items or more is halved (the first such on ties). Returns
+// false when a split is needed and no piece has two items. The equalised micro-batch counts of
+// micro_batch_indices and of the SFT trainer.
+template <typename Piece, typename Weight>
+bool split_to_count(std::vector<Piece>& pieces, std::int64_t count, const Weight& weight) {
+  while (static_cast<std::int64_t>(pieces.size()) < count) {
+    auto best = pieces.end();
+    for (auto it = pieces.begin(); it != pieces.end(); ++it) {
+      if (it->size() > 1 && (best == pieces.end() || weight(*it) > weight(*best))) best = it;
+    }
+    if (best == pieces.end()) return false;
+    const auto half = static_cast<std::ptrdiff_t>(best->size() / 2);
+    Piece second(best->begin() + half, best->end());
+    best->resize(static_cast<std::size_t>(half));
+    pieces.insert(best + 1, std::move(second));
+  }
+  return true;
+}
+
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp = {});

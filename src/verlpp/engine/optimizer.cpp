@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -176,7 +177,7 @@ struct Optimizer::Impl {
       }
       const at::Tensor saved = file.tensor(key);
       std::vector<std::int64_t> expected = shape;
-      expected[0] = world == 1 ? shape[0] : theirs.capacity;
+      expected[0] = theirs.capacity;
       if (!saved.sizes().equals(expected)) {
         throw Error("optimizer state " + file.path() + ": parameter " + std::to_string(i) +
                     " has a different shape than the model's");
@@ -270,20 +271,31 @@ void Optimizer::save(const std::string& folder) const {
 
 namespace {
 
+// W of a file named optim_world_size_W_rank_0.safetensors, else 0.
+std::int64_t world_of_first_shard(const std::string& name) {
+  const std::string prefix = "optim_world_size_", suffix = "_rank_0.safetensors";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return 0;
+  }
+  std::int64_t world = 0;
+  const char* first = name.data() + prefix.size();
+  const char* last = name.data() + name.size() - suffix.size();
+  const auto [end, error] = std::from_chars(first, last, world);
+  return error == std::errc() && end == last && world > 0 ? world : 0;
+}
+
 // The shard files of the state in `folder`: optim_world_size_W_rank_{0..W-1}, or optimizer.bin.
-std::vector<model::SafetensorsFile> open_state(const fs::path& folder) {
+std::vector<model::SafetensorsFile> open_state(const fs::path& folder, bool legacy) {
   std::vector<model::SafetensorsFile> files;
-  if (fs::is_regular_file(folder / kLegacyFile)) {
+  if (legacy) {
     files.emplace_back((folder / kLegacyFile).string());
     return files;
   }
   std::int64_t world = 0;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(folder, error)) {
-    const std::string name = entry.path().filename().string();
-    for (std::int64_t w = 1; w <= 65536 && world == 0; ++w) {
-      if (name == shard_file_name(w, 0)) world = w;
-    }
+    if (world == 0) world = world_of_first_shard(entry.path().filename().string());
   }
   if (world == 0) {
     throw Error("cannot read optimizer state " + (folder / shard_file_name(1, 0)).string() +
@@ -319,7 +331,7 @@ void check_format(const model::SafetensorsFile& file, bool legacy, std::int64_t 
 void Optimizer::load(const std::string& folder) {
   c10::AutoGradMode no_grad(false);
   const bool legacy = fs::is_regular_file(fs::path(folder) / kLegacyFile);
-  const auto files = open_state(folder);
+  const auto files = open_state(folder, legacy);
   const auto world = static_cast<std::int64_t>(files.size());
   for (std::int64_t r = 0; r < world; ++r)
     check_format(files[static_cast<std::size_t>(r)], legacy, world, r);

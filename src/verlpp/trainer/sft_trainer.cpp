@@ -4,7 +4,6 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -14,6 +13,7 @@
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/dataloader.h"
 #include "verlpp/data/sft_dataset.h"
+#include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
@@ -96,24 +96,6 @@ std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig
   return out;
 }
 
-// Halves the micro-batch of most rows until there are `count` (every rank runs as many passes,
-// which sharded training's collectives need; each rank has as many rows as the others).
-void split_to_count(std::vector<Batch>& micro, std::int64_t count) {
-  while (static_cast<std::int64_t>(micro.size()) < count) {
-    auto largest = std::max_element(micro.begin(), micro.end(), [](const Batch& a, const Batch& b) {
-      return a.size() < b.size();
-    });
-    if (largest == micro.end() || largest->size() < 2) {
-      throw Error("sft: another rank needs " + std::to_string(count) +
-                  " micro-batches but this rank has too few rows");
-    }
-    const auto half = static_cast<std::ptrdiff_t>(largest->size() / 2);
-    Batch second(largest->begin() + half, largest->end());
-    largest->resize(static_cast<std::size_t>(half));
-    micro.insert(largest + 1, std::move(second));
-  }
-}
-
 std::int64_t count_learned(const Batch& batch) {
   std::int64_t n = 0;
   for (const auto* example : batch) n += learned_tokens(*example);
@@ -158,8 +140,13 @@ struct Run {
     double loss = 0;
     std::vector<Batch> micro = micro_batches(rank_share(batch, world, true), config.data);
     if (state.sharded) {
-      split_to_count(micro, static_cast<std::int64_t>(world.all_reduce(
-                                static_cast<double>(micro.size()), dist::ReduceOp::max)));
+      // Every rank runs as many passes (the sharded model's collectives); ranks have equal rows.
+      const auto count = static_cast<std::int64_t>(
+          world.all_reduce(static_cast<double>(micro.size()), dist::ReduceOp::max));
+      if (!engine::split_to_count(micro, count, [](const Batch& b) { return b.size(); })) {
+        throw Error("sft: another rank needs " + std::to_string(count) +
+                    " micro-batches but this rank has too few rows");
+      }
     }
     for (const Batch& piece : micro) {
       const PackedSft packed = pack_sft(piece, device);

@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
+
 namespace verlpp::engine::testing {
 
 namespace {
@@ -58,6 +60,15 @@ data::Batch tiny_batch() {
   batch.set_tensor("advantages", at::randn({rows, kResponse}, gen, at::TensorOptions(at::kFloat)) *
                                      mask.slice(1, kPrompt));
   return batch;
+}
+
+double max_param_diff(const model::CausalLM& a, const model::CausalLM& b) {
+  const auto pa = a.named_parameters(), pb = b.named_parameters();
+  double worst = 0;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    worst = std::max(worst, (pa[i].second - pb[i].second).abs().max().item<double>());
+  }
+  return worst;
 }
 
 }  // namespace verlpp::engine::testing

@@ -16,4 +16,7 @@ model::CausalLM tiny_moe_model(std::uint64_t seed = 7);
 // input_ids, attention_mask, position_ids, responses, response_mask and advantages (seeded).
 data::Batch tiny_batch();
 
+// The largest absolute difference between the same-named parameters of two models of one shape.
+double max_param_diff(const model::CausalLM& a, const model::CausalLM& b);
+
 }  // namespace verlpp::engine::testing

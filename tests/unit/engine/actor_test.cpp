@@ -33,15 +33,6 @@ ActorSettings settings(std::int64_t mini_rows, MicroBatching micro, const std::s
   return s;
 }
 
-double max_param_diff(const model::CausalLM& a, const model::CausalLM& b) {
-  const auto pa = a.named_parameters(), pb = b.named_parameters();
-  double worst = 0;
-  for (std::size_t i = 0; i < pa.size(); ++i) {
-    worst = std::max(worst, (pa[i].second - pb[i].second).abs().max().item<double>());
-  }
-  return worst;
-}
-
 data::Batch with_old_log_probs(const Actor& actor, data::Batch batch) {
   batch.set_tensor("old_log_probs", actor.compute_log_prob(batch, false).log_probs);
   return batch;
@@ -104,8 +95,8 @@ TEST(ActorUpdate, MicroBatchAccumulationEqualsOneBatch) {
       const algo::Metrics b = pieces.update_policy(batch);
       EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6) << agg;
       EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-5) << agg;
-      EXPECT_LT(max_param_diff(whole.model(), pieces.model()), 1e-6) << agg;
-      EXPECT_GT(max_param_diff(whole.model(), testing::tiny_model()), 1e-3) << "no update";
+      EXPECT_LT(testing::max_param_diff(whole.model(), pieces.model()), 1e-6) << agg;
+      EXPECT_GT(testing::max_param_diff(whole.model(), testing::tiny_model()), 1e-3) << "no update";
     }
   }
 }

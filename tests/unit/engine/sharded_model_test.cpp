@@ -61,15 +61,6 @@ ActorSettings settings(MicroBatching micro, std::int64_t ppo_epochs = 1) {
   return s;
 }
 
-double max_param_diff(const model::CausalLM& a, const model::CausalLM& b) {
-  const auto pa = a.named_parameters(), pb = b.named_parameters();
-  double worst = 0;
-  for (std::size_t i = 0; i < pa.size(); ++i) {
-    worst = std::max(worst, (pa[i].second - pb[i].second).abs().max().item<double>());
-  }
-  return worst;
-}
-
 struct Case {
   bool moe = false;
   bool reshard_after_forward = true;
@@ -114,8 +105,8 @@ void expect_equal_to_one_rank(const Case& c) {
       EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6 * a.at("actor/grad_norm"));
     }
     sharded.gather_weights();
-    EXPECT_LT(max_param_diff(whole.model(), sharded.model()), 1e-6);
-    EXPECT_GT(max_param_diff(whole.model(), model_of(c)), 1e-4) << "no update";
+    EXPECT_LT(testing::max_param_diff(whole.model(), sharded.model()), 1e-6);
+    EXPECT_GT(testing::max_param_diff(whole.model(), model_of(c)), 1e-4) << "no update";
     sharded.release_weights();
   });
 }
@@ -209,9 +200,9 @@ TEST_F(ShardedActor, OptimizerStateReshardsAcrossWorldSizes) {
     const algo::Metrics c = from_one.update_policy(half(batch, comm.rank()));
     EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6);
     EXPECT_NEAR(a.at("actor/grad_norm"), c.at("actor/grad_norm"), 1e-6);
-    EXPECT_LT(max_param_diff(whole.model(), from_two.model()), 1e-6);
+    EXPECT_LT(testing::max_param_diff(whole.model(), from_two.model()), 1e-6);
     from_one.gather_weights();
-    EXPECT_LT(max_param_diff(whole.model(), from_one.model()), 1e-6);
+    EXPECT_LT(testing::max_param_diff(whole.model(), from_one.model()), 1e-6);
     from_one.release_weights();
     comm.barrier();
   });

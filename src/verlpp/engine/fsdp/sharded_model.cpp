@@ -39,7 +39,6 @@ at::Tensor storage_alias(const at::Tensor& full) {
 }
 
 struct Param {
-  std::string name;
   at::Tensor full;  // the model's tensor (storage present only while its unit is gathered)
   std::vector<std::int64_t> shape;
   ShardRows rows;
@@ -82,7 +81,7 @@ struct ShardedModel::Impl {
     std::int64_t offset = 0;
     for (std::size_t i : unit.params) {
       const Param& p = params[i];
-      const std::int64_t rows = p.shape.empty() ? 1 : p.shape[0];
+      const std::int64_t rows = p.shape[0];
       const at::Tensor block = all.narrow(1, offset, p.shard_numel())
                                    .reshape({world() * p.rows.capacity, p.row_numel})
                                    .narrow(0, 0, rows);
@@ -103,10 +102,9 @@ struct ShardedModel::Impl {
   // gradients; every rank must call it for the same units in the same order.
   void reduce_scatter(Unit& unit) {
     std::vector<at::Tensor> blocks;
-    std::int64_t total = 0;
     for (std::size_t i : unit.params) {
       Param& p = params[i];
-      const std::int64_t rows = p.shape.empty() ? 1 : p.shape[0];
+      const std::int64_t rows = p.shape[0];
       at::Tensor block = at::zeros({world() * p.rows.capacity, p.row_numel},
                                    p.full.options().dtype(at::kFloat).requires_grad(false));
       if (p.full.grad().defined()) {
@@ -114,7 +112,6 @@ struct ShardedModel::Impl {
         p.full.mutable_grad() = at::Tensor();
       }
       blocks.push_back(block.view({world(), p.shard_numel()}));
-      total += p.shard_numel();
     }
     const at::Tensor mine =
         group.reduce_scatter(at::cat(blocks, 1).reshape({-1}), dist::ReduceOp::sum);
@@ -158,7 +155,6 @@ Param make_param(const std::string& name, const at::Tensor& full, const dist::Co
                 " must be a contiguous tensor of at least one dimension with storage of its own");
   }
   Param p;
-  p.name = name;
   p.full = full;
   p.shape = full.sizes().vec();
   p.row_numel = full.numel() / std::max<std::int64_t>(full.size(0), 1);
