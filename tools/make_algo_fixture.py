@@ -814,11 +814,41 @@ def section_distillation(I):
     return cases
 
 
+def section_distillation_ppo(I):
+    """verl.md §4 "Combining": use_task_rewards adds the PPO actor loss (task advantages) to
+    coef x the distillation loss; without task rewards the distillation loss alone is the loss and
+    the PPO loss is evaluated for its metrics only with the policy-gradient form."""
+    cases = []
+    m = I["response_mask"]
+    for mode, pg, task, coef, clamp in [("k3", False, True, 0.5, None), ("k1", True, True, 2.0, 0.3),
+                                        ("k1", True, False, 1.0, 10.0), ("k2", False, False, 1.0, None),
+                                        ("abs", True, True, 1.0, 0.05)]:
+        lp = I["log_prob"].clone().requires_grad_(True)
+        info = GLOBAL_INFOS[1]
+        cfg = {"loss_mode": mode, "use_policy_gradient": pg, "loss_max_clamp": clamp,
+               "clip_ratio_low": 0.2, "clip_ratio_high": 0.2, "use_task_rewards": task,
+               "distillation_loss_coef": coef}
+        D = kl_penalty(lp, I["teacher_token_log_prob"], mode)
+        d_loss, metrics = distillation_loss(D, m, cfg, "token-mean", info, I["old_log_prob"], lp)
+        p = dict(DEFAULT_POLICY)
+        p["loss_agg_mode"] = "token-mean"
+        metrics = dict(metrics)
+        if task or pg:
+            ppo, pm = pl_vanilla(I["old_log_prob"], lp, I["advantages"], m, p, info)
+            metrics.update(pm)
+            metrics["pg_loss"] = ppo.detach()
+        total = ppo + coef * d_loss if task else d_loss
+        metrics["loss"] = total.detach()
+        cases.append({"config": cfg, "loss_agg_mode": "token-mean", "global": info,
+                      "loss": total, "metrics": metrics, "grad_log_prob": grad_of(total, lp)})
+    return cases
+
+
 SECTIONS = {
     "primitives": section_primitives, "advantages": section_advantages, "kl": section_kl,
     "agg": section_agg, "policy": section_policy, "actor_loss": section_actor_loss,
     "value": section_value, "kl_ctrl": section_kl_ctrl, "kl_in_reward": section_kl_in_reward,
-    "distillation": section_distillation,
+    "distillation": section_distillation, "distillation_ppo": section_distillation_ppo,
 }
 
 

@@ -47,6 +47,8 @@ expect_rc 0 "seed 003"
 expect_has "rollout (vllm): tp 2 · dp 1 · pp 1 = 2 devices per replica, 8 devices → 4 replicas" "seed 003 rollout"
 expect_has "teacher teacher_model: tp 8 · dp 1 · pp 1 (ep 8) = 8 devices per replica, 8 devices → 1 replicas" \
   "seed 003 teacher"
+expect_has "distillation.teacher_models.teacher_model.inference.gpu_memory_utilization" "seed 003 ignored teacher keys"
+expect_has "distillation.teacher_models.teacher_model.inference.seed" "seed 003 ignored teacher seed"
 STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh \
   distillation.teacher_models.teacher_model.inference.max_model_len=3000
 expect_rc 1 "seed 003 short teacher context"

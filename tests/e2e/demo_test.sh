@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The built-in demo (`verlpp ppo` with no arguments; issue 8): on a CPU it must finish within
 # 10 minutes and GRPO must raise the mean validation reward by at least 0.2 over the SFT checkpoint.
-# Prints the measured runtime and rewards.
-# Usage: demo_test.sh VERLPP
+# Prints the measured runtime and rewards. With KEEP_DIR, the demo's folder and console output are
+# copied there (ctest's fixture for e2e_distill: the SFT model distilled from the GRPO model).
+# Usage: demo_test.sh VERLPP [KEEP_DIR]
 set -uo pipefail
 VERLPP=$1
+KEEP_DIR=${2:-}
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 work=$(mktemp -d)
@@ -35,6 +37,12 @@ for f in verlpp_demo/data/train.jsonl verlpp_demo/data/val.jsonl verlpp_demo/dat
 done
 ls verlpp_demo/sft/global_step_*/actor/huggingface/model.safetensors > /dev/null 2>&1 ||
   fail "no SFT checkpoint"
+ls verlpp_demo/grpo/global_step_*/actor/huggingface/model.safetensors > /dev/null 2>&1 ||
+  fail "no final GRPO checkpoint"
+if [ -n "$KEEP_DIR" ]; then
+  rm -rf "$KEEP_DIR" && mkdir -p "$KEEP_DIR" && cp -r verlpp_demo out.txt "$KEEP_DIR"/ ||
+    fail "cannot keep the demo in $KEEP_DIR"
+fi
 # A second run replaces its own folder; a foreign folder is refused.
 mkdir -p foreign && cd foreign && mkdir verlpp_demo && touch verlpp_demo/mine.txt
 out=$("$VERLPP" ppo 2>&1); rc=$?

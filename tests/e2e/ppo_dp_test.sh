@@ -208,3 +208,4 @@ grep -qF "verlpp launch: rank 1 (pid $victim) was killed by signal 9" "$work/kil
 
 [ "$failures" -eq 0 ] && echo "ppo_dp_test: all passed" || echo "ppo_dp_test: $failures failure(s)"
 exit $((failures > 0))
+exit $((failures > 0))

@@ -65,15 +65,12 @@ TopkDivergence forward_kl_topk(const at::Tensor& student_logits, const at::Tenso
   const std::string fn = "distillation forward_kl_topk";
   require_dim(student_logits, 3, fn, "student_logits");
   require_dim(teacher_ids, 3, fn, "teacher_ids");
-  require_same_shape(teacher_ids, "teacher_ids", teacher_logprobs, "teacher_logprobs", fn);
   if (teacher_ids.scalar_type() != at::kLong) throw Error(fn + ": teacher_ids must be int64");
   if (student_logits.size(0) != teacher_ids.size(0) ||
       student_logits.size(1) != teacher_ids.size(1)) {
     throw Error(fn + ": student_logits " + shape_string(student_logits) + " and teacher_ids " +
                 shape_string(teacher_ids) + " must agree in [batch, response_length]");
   }
-  require_same_shape(student_logits.select(-1, 0), "student_logits[..., 0]", response_mask,
-                     "response_mask", fn);
   if (!(temperature > 0)) throw Error(fn + ": temperature must be > 0");
   const int64_t k = teacher_ids.size(-1);
   if (k < 1 || k > student_logits.size(-1)) {
@@ -82,7 +79,26 @@ TopkDivergence forward_kl_topk(const at::Tensor& student_logits, const at::Tenso
   }
   const auto dtype = student_logits.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const at::Tensor log_q_all = at::log_softmax(student_logits.to(dtype) / temperature, -1);
-  at::Tensor log_q = at::gather(log_q_all, -1, teacher_ids);
+  const at::Tensor student_top = std::get<1>(at::topk(student_logits.detach(), k, -1));
+  return forward_kl_topk_at_ids(at::gather(log_q_all, -1, teacher_ids), student_top, teacher_ids,
+                                teacher_logprobs, response_mask, log_prob_min_clamp);
+}
+
+TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
+                                      const at::Tensor& student_top_ids,
+                                      const at::Tensor& teacher_ids,
+                                      const at::Tensor& teacher_logprobs,
+                                      const at::Tensor& response_mask,
+                                      std::optional<double> log_prob_min_clamp) {
+  const std::string fn = "distillation forward_kl_topk";
+  require_dim(teacher_ids, 3, fn, "teacher_ids");
+  require_same_shape(teacher_ids, "teacher_ids", teacher_logprobs, "teacher_logprobs", fn);
+  require_same_shape(teacher_ids, "teacher_ids", student_log_q, "student_log_q", fn);
+  require_same_shape(teacher_ids, "teacher_ids", student_top_ids, "student_top_ids", fn);
+  require_same_shape(teacher_ids.select(-1, 0), "teacher_ids[..., 0]", response_mask,
+                     "response_mask", fn);
+  const auto dtype = student_log_q.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  at::Tensor log_q = student_log_q.to(dtype);
   at::Tensor log_p = teacher_logprobs.detach().to(dtype);
   const at::Tensor student_mass = log_q.detach().exp().sum(-1);
   const at::Tensor teacher_mass = log_p.exp().sum(-1);
@@ -92,8 +108,9 @@ TopkDivergence forward_kl_topk(const at::Tensor& student_logits, const at::Tenso
   }
   const at::Tensor divergence = at::clamp_min((log_p.exp() * (log_p - log_q)).sum(-1), 0.0);
 
-  const at::Tensor student_top = std::get<1>(at::topk(student_logits.detach(), k, -1));
-  const at::Tensor shared = (teacher_ids.unsqueeze(-1) == student_top.unsqueeze(-2)).any(-1);
+  const int64_t k = teacher_ids.size(-1);
+  const at::Tensor shared =
+      (teacher_ids.unsqueeze(-1) == student_top_ids.to(teacher_ids.device()).unsqueeze(-2)).any(-1);
   const at::Tensor overlap = shared.to(dtype).sum(-1) / static_cast<double>(k);
 
   TopkDivergence result{divergence, {}};
@@ -161,6 +178,25 @@ DistillationLossResult distillation_loss_from_log_probs(
   }
   const at::Tensor d = kl_penalty(log_prob, teacher_log_prob.detach(), config.loss_mode);
   return distillation_loss(d, response_mask, config, loss_agg_mode, info, log_prob, old_log_prob);
+}
+
+PolicyLossResult distillation_ppo_loss(const ActorLossInputs& in, const at::Tensor& divergence,
+                                       const ActorLossConfig& actor,
+                                       const DistillationLossConfig& config,
+                                       const GlobalBatchInfo& info) {
+  const DistillationLossResult distill =
+      distillation_loss(divergence, in.policy.response_mask, config, actor.policy.loss_agg_mode,
+                        info, in.policy.log_prob, in.policy.old_log_prob);
+  PolicyLossResult out;
+  out.metrics = distill.metrics;
+  out.loss = distill.loss;
+  if (config.use_task_rewards || config.use_policy_gradient) {
+    const PolicyLossResult ppo = ppo_loss(in, actor, info);
+    out.metrics.insert(ppo.metrics.begin(), ppo.metrics.end());
+    if (config.use_task_rewards) out.loss = ppo.loss + config.distillation_loss_coef * distill.loss;
+  }
+  out.metrics["loss"] = out.loss.detach().item<double>();
+  return out;
 }
 
 }  // namespace verlpp::algo

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "verlpp/algo/actor_loss.h"
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/metrics.h"
 
@@ -68,6 +69,16 @@ TopkDivergence forward_kl_topk(const at::Tensor& student_logits, const at::Tenso
                                double temperature = 1.0,
                                std::optional<double> log_prob_min_clamp = std::nullopt);
 
+// The same from the student's log-probs already gathered at the teacher's ids ([batch,
+// response_length, k], differentiable; the trainer's chunked lm-head pass,
+// model::chunked_logprobs_at_ids) and the student's own top-k ids (for overlap_ratio).
+TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
+                                      const at::Tensor& student_top_ids,
+                                      const at::Tensor& teacher_ids,
+                                      const at::Tensor& teacher_logprobs,
+                                      const at::Tensor& response_mask,
+                                      std::optional<double> log_prob_min_clamp = std::nullopt);
+
 struct DistillationLossResult {
   at::Tensor loss;  // 0-dim
   // distillation/loss, distillation/loss_min, distillation/loss_max, distillation/abs_loss
@@ -92,5 +103,17 @@ DistillationLossResult distillation_loss_from_log_probs(
     const at::Tensor& log_prob, const at::Tensor& teacher_log_prob, const at::Tensor& response_mask,
     const DistillationLossConfig& config, const std::string& loss_agg_mode,
     const GlobalBatchInfo& info = {}, const at::Tensor& old_log_prob = {});
+
+// The actor's loss with distillation (verl: distillation_ppo_loss; verl.md §4 "Combining"):
+//   use_task_rewards:  ppo_loss(in, actor) + distillation_loss_coef × distillation loss
+//   otherwise:         the distillation loss alone (coef 1); ppo_loss is still evaluated, for its
+//                      metrics only, with use_policy_gradient, and skipped without it.
+// divergence: D [batch, response_length] (an estimator's of in.policy.log_prob, or
+// forward_kl_topk's), differentiable. Metrics: the distillation metrics, those of ppo_loss when
+// evaluated, and loss (the total). Throws verlpp::Error as ppo_loss and distillation_loss do.
+PolicyLossResult distillation_ppo_loss(const ActorLossInputs& in, const at::Tensor& divergence,
+                                       const ActorLossConfig& actor,
+                                       const DistillationLossConfig& config,
+                                       const GlobalBatchInfo& info = {});
 
 }  // namespace verlpp::algo

@@ -122,7 +122,8 @@ std::string format_report(const CheckReport& r) {
   out += inference_line(fmt::format("rollout ({})", r.config.rollout.name), l.rollout);
   for (const auto& teacher : l.teachers) out += inference_line("teacher " + teacher.name, teacher);
   if (!r.ignored.empty()) {
-    out += "== accepted but ignored by verlpp (Python-only machinery):\n";
+    out +=
+        "== accepted but ignored by verlpp (Python-only machinery, inference-server settings):\n";
     for (const auto& key : r.ignored) out += "  " + key + "\n";
   }
   std::size_t errors = 0;

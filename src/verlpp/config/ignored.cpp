@@ -33,12 +33,32 @@ constexpr std::array kPatterns = {
     "ray_wait_register_center_timeout",
     "agent.num_workers",
     "checkpoint_engine",
+    // The distillation teacher is scored by verlpp's own forward pass, not an inference server:
+    // these serve vLLM/SGLang only (verl ignores inference.temperature too, with a warning).
+    "teacher_models.*.inference.gpu_memory_utilization",
+    "teacher_models.*.inference.enforce_eager",
+    "teacher_models.*.inference.cudagraph_capture_sizes",
+    "teacher_models.*.inference.free_cache_engine",
+    "teacher_models.*.inference.max_num_seqs",
+    "teacher_models.*.inference.load_format",
+    "teacher_models.*.inference.enable_chunked_prefill",
+    "teacher_models.*.inference.enable_prefix_caching",
+    "teacher_models.*.inference.disable_log_stats",
+    "teacher_models.*.inference.skip_tokenizer_init",
+    "teacher_models.*.inference.temperature",
+    "teacher_models.*.inference.seed",
+    "teacher_models.*.inference.limit_images",
 };
 
+// Whether `pattern`'s parts occur consecutively in `key`'s; a pattern part "*" matches any one
+// part.
 bool contains_run(const std::vector<std::string>& key, const std::vector<std::string>& pattern) {
   if (pattern.size() > key.size()) return false;
+  const auto matches = [](const std::string& want, const std::string& part) {
+    return want == "*" || part == want;
+  };
   for (std::size_t start = 0; start + pattern.size() <= key.size(); ++start) {
-    if (std::equal(pattern.begin(), pattern.end(), key.begin() + static_cast<long>(start)))
+    if (std::equal(pattern.begin(), pattern.end(), key.begin() + static_cast<long>(start), matches))
       return true;
   }
   return false;

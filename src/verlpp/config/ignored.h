@@ -1,6 +1,8 @@
 // Keys verl has that name Python-only machinery verlpp does not act on (Ray, torch.compile, vLLM/
 // SGLang engine arguments, FSDP-Turbo plans, profilers, TransferQueue). They are accepted so a verl
-// launch script runs unchanged, and `check` lists the ones a user set.
+// launch script runs unchanged, and `check` lists the ones a user set. Also the distillation
+// teacher's inference-server settings (verlpp scores with its own forward pass). A pattern part
+// "*" matches any one key part.
 #pragma once
 
 #include <string>

@@ -285,6 +285,7 @@ TeacherModelConfig bind_teacher(const Section& s) {
   t.num_replicas = s.integer("num_replicas");
   const Section inference = s.child("inference");
   t.inference.name = inference.string("name");
+  if (inference.has("dtype")) t.inference.dtype = inference.opt_string("dtype").value_or("");
   t.inference.tensor_model_parallel_size = inference.integer("tensor_model_parallel_size");
   if (inference.has("data_parallel_size"))
     t.inference.data_parallel_size = inference.integer("data_parallel_size");
@@ -297,6 +298,9 @@ TeacherModelConfig bind_teacher(const Section& s) {
   t.inference.prompt_length = inference.integer("prompt_length");
   t.inference.response_length = inference.integer("response_length");
   t.inference.max_model_len = inference.opt_integer("max_model_len");
+  if (inference.has("max_num_batched_tokens")) {
+    t.inference.max_num_batched_tokens = inference.integer("max_num_batched_tokens");
+  }
   return t;
 }
 
@@ -318,6 +322,10 @@ DistillationConfig bind_distillation(const Section& s) {
   d.distillation_loss.use_policy_gradient = loss.boolean("use_policy_gradient");
   d.distillation_loss.loss_max_clamp = loss.opt_real("loss_max_clamp");
   d.distillation_loss.log_prob_min_clamp = loss.opt_real("log_prob_min_clamp");
+  d.distillation_loss.distillation_loss_coef = loss.real("distillation_loss_coef");
+  d.distillation_loss.clip_ratio = loss.real("clip_ratio");
+  d.distillation_loss.clip_ratio_low = loss.opt_real("clip_ratio_low");
+  d.distillation_loss.clip_ratio_high = loss.opt_real("clip_ratio_high");
   return d;
 }
 

@@ -184,10 +184,10 @@ struct AlgorithmConfig {
 };
 
 struct TeacherInferenceConfig {
-  std::string name;
+  std::string name, dtype;
   std::int64_t tensor_model_parallel_size = 1, data_parallel_size = 1,
                pipeline_model_parallel_size = 1, expert_parallel_size = 1, prompt_length = 0,
-               response_length = 0;
+               response_length = 0, max_num_batched_tokens = 8192;
   std::optional<std::int64_t> max_model_len;
 };
 
@@ -201,7 +201,8 @@ struct DistillationLossConfig {
   std::string loss_mode, policy_loss_mode;
   std::int64_t topk = 0;
   bool use_task_rewards = true, use_policy_gradient = false;
-  std::optional<double> loss_max_clamp, log_prob_min_clamp;
+  double distillation_loss_coef = 1.0, clip_ratio = 0.2;
+  std::optional<double> loss_max_clamp, log_prob_min_clamp, clip_ratio_low, clip_ratio_high;
 };
 
 struct DistillationConfig {

@@ -19,6 +19,15 @@ std::optional<DeviceMemoryPeak> device_memory_peak([[maybe_unused]] const c10::D
   return std::nullopt;
 }
 
+void reset_device_memory_peak([[maybe_unused]] const c10::Device& device) {
+#ifdef VERLPP_TORCH_CUDA
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.has_index() ? device.index()
+                                                                       : c10::DeviceIndex{0});
+  }
+#endif
+}
+
 void release_cached_device_memory([[maybe_unused]] const c10::Device& device) {
 #ifdef VERLPP_TORCH_CUDA
   if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();

@@ -17,6 +17,10 @@ struct DeviceMemoryPeak {
 // The peaks for a CUDA device; nullopt for other devices or a build without CUDA libraries.
 std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device);
 
+// Starts the peaks over from the memory allocated now (torch.cuda.reset_peak_memory_stats), for
+// benchmarks that report each phase's peak. No-op where device_memory_peak is nullopt.
+void reset_device_memory_peak(const c10::Device& device);
+
 // Returns the caching allocator's unused blocks to the driver (torch.cuda.empty_cache(), which
 // verl's rollout sharding managers call when generation hands the GPU back to training), so that
 // the KV cache's blocks and the update's do not both stay reserved. No-op for other devices or a

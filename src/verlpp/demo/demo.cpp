@@ -163,7 +163,7 @@ std::vector<std::string> demo_grpo_overrides(const DemoPaths& paths, const fs::p
       "trainer.val_before_train=true",
       fmt::format("trainer.test_freq={}", s.grpo_steps),
       fmt::format("trainer.total_training_steps={}", s.grpo_steps),
-      "trainer.save_freq=-1",
+      fmt::format("trainer.save_freq={}", s.grpo_steps),  // the final model (a teacher to distil)
       "trainer.resume_mode=disable",
       "trainer.default_local_dir=" + path_arg(paths.grpo),
       "trainer.project_name=verlpp_demo",

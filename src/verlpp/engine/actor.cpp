@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "verlpp/algo/kl_penalty.h"
 #include "verlpp/engine/metric_accumulator.h"
 #include "verlpp/engine/mini_batch.h"
 
@@ -15,7 +16,8 @@ namespace {
 // Metrics that are partial sums of the mini-batch loss (global-batch normalisation): summed over
 // micro-batches, then averaged over mini-batches.
 const std::set<std::string>& loss_metrics() {
-  static const std::set<std::string> keys{"pg_loss", "entropy_loss", "kl_loss", "loss"};
+  static const std::set<std::string> keys{"pg_loss", "entropy_loss", "kl_loss", "loss",
+                                          "distillation/loss"};
   return keys;
 }
 
@@ -82,22 +84,17 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
   const bool with_entropy = settings_.calculate_entropy || settings_.loss.entropy_coeff != 0;
   const bool moe = model_.config().moe.num_experts > 0;
   const double aux_coeff = moe_aux_loss_coeff();
-  const auto device = model_.device();
   algo::Metrics sums;
   optimizer().zero_grad();
+  const bool topk =
+      settings_.distillation && algo::distillation_uses_topk(settings_.distillation->loss_mode);
   for (const auto& rows :
        micro_batch_indices(mini.tensor("attention_mask"), settings_.update_micro, settings_.dp)) {
     const data::Batch micro = mini.select(rows);
     const LogProbOutput current =
-        forward_log_prob(model_, micro, settings_.forward, with_entropy, moe);
-    algo::ActorLossInputs in;
-    in.policy.log_prob = current.log_probs;
-    in.policy.old_log_prob = micro.tensor("old_log_probs").to(device);
-    in.policy.advantages = micro.tensor("advantages").to(device);
-    in.policy.response_mask = micro.tensor("response_mask").to(device);
-    if (with_entropy) in.entropy = current.entropy;
-    if (settings_.loss.use_kl_loss) in.ref_log_prob = micro.tensor("ref_log_prob").to(device);
-    algo::PolicyLossResult result = algo::ppo_loss(in, settings_.loss, info);
+        forward_log_prob(model_, micro, settings_.forward, with_entropy, moe,
+                         topk ? micro.tensor("teacher_topk_ids") : at::Tensor());
+    algo::PolicyLossResult result = micro_batch_loss(micro, current, info);
     at::Tensor loss = result.loss;
     if (current.moe_aux_loss.defined()) {
       result.metrics["moe_aux_loss"] = current.moe_aux_loss.item<double>();
@@ -119,6 +116,34 @@ void Actor::update_mini_batch(const data::Batch& mini, MetricAccumulator& metric
   }
   metrics.append_all(sums);
   metrics.append("grad_norm", optimizer().step().grad_norm);
+}
+
+algo::PolicyLossResult Actor::micro_batch_loss(const data::Batch& micro,
+                                               const LogProbOutput& current,
+                                               const algo::GlobalBatchInfo& info) const {
+  const auto device = model_.device();
+  algo::ActorLossInputs in;
+  in.policy.log_prob = current.log_probs;
+  in.policy.old_log_prob = micro.tensor("old_log_probs").to(device);
+  in.policy.advantages = micro.tensor("advantages").to(device);
+  in.policy.response_mask = micro.tensor("response_mask").to(device);
+  if (current.entropy.defined()) in.entropy = current.entropy;
+  if (settings_.loss.use_kl_loss) in.ref_log_prob = micro.tensor("ref_log_prob").to(device);
+  if (!settings_.distillation) return algo::ppo_loss(in, settings_.loss, info);
+  const algo::DistillationLossConfig& d = *settings_.distillation;
+  if (!algo::distillation_uses_topk(d.loss_mode)) {
+    const at::Tensor teacher = micro.tensor("teacher_log_prob").to(device);
+    return algo::distillation_ppo_loss(
+        in, algo::kl_penalty(current.log_probs, teacher, d.loss_mode), settings_.loss, d, info);
+  }
+  const algo::TopkDivergence divergence = algo::forward_kl_topk_at_ids(
+      current.gathered, current.top_ids, micro.tensor("teacher_topk_ids").to(device),
+      micro.tensor("teacher_topk_log_probs").to(device), in.policy.response_mask,
+      d.log_prob_min_clamp);
+  algo::PolicyLossResult result =
+      algo::distillation_ppo_loss(in, divergence.divergence, settings_.loss, d, info);
+  result.metrics.insert(divergence.metrics.begin(), divergence.metrics.end());
+  return result;
 }
 
 }  // namespace verlpp::engine

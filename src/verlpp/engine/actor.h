@@ -30,6 +30,7 @@
 #include <optional>
 
 #include "verlpp/algo/actor_loss.h"
+#include "verlpp/algo/distillation.h"
 #include "verlpp/algo/metrics.h"
 #include "verlpp/data/batch.h"
 #include "verlpp/dist/communicator.h"
@@ -54,8 +55,12 @@ struct ActorSettings {
   bool calculate_entropy = false;  // entropy in the update even when entropy_coeff is 0
   algo::ActorLossConfig loss;
   std::optional<double> loss_scale_factor;
-  bool add_moe_aux_loss = false;               // see above
-  std::optional<double> moe_aux_loss_coeff;    // default: config.json's router_aux_loss_coef
+  bool add_moe_aux_loss = false;             // see above
+  std::optional<double> moe_aux_loss_coeff;  // default: config.json's router_aux_loss_coef
+  // On-policy distillation (distillation.enabled): the loss is algo::distillation_ppo_loss with
+  // the divergence from the batch's teacher_log_prob [B, R] (estimator modes) or
+  // teacher_topk_ids / teacher_topk_log_probs [B, R, k] (forward_kl_topk).
+  std::optional<algo::DistillationLossConfig> distillation;
   dist::Communicator dp;                       // the data-parallel ranks (default: one)
   std::optional<fsdp::FsdpSettings> sharding;  // shard over dp (fsdp_size = the world)
 };
@@ -82,8 +87,9 @@ class Actor {
   LogProbOutput compute_log_prob(const data::Batch& batch, bool with_entropy) const;
 
   // Needs tensors input_ids, attention_mask, responses, response_mask, old_log_probs, advantages
-  // (and ref_log_prob with use_kl_loss). Returns verl's actor/* metrics: loss-type metrics
-  // (pg_loss, entropy_loss, kl_loss, loss) summed over a mini-batch's micro-batches and averaged
+  // (and ref_log_prob with use_kl_loss, the teacher's tensors with distillation). Returns verl's
+  // actor/* metrics: loss-type metrics (pg_loss, entropy_loss, kl_loss, loss,
+  // distillation/loss) summed over a mini-batch's micro-batches and averaged
   // over mini-batches; pg_clipfrac, ppo_kl, pg_clipfrac_lower, kl_coef averaged over
   // micro-batches; grad_norm averaged over mini-batches; lr the rate this update used;
   // moe_aux_loss for MoE models.
@@ -93,6 +99,8 @@ class Actor {
 
  private:
   void update_mini_batch(const data::Batch& mini, MetricAccumulator& metrics);
+  algo::PolicyLossResult micro_batch_loss(const data::Batch& micro, const LogProbOutput& current,
+                                          const algo::GlobalBatchInfo& info) const;
   double moe_aux_loss_coeff() const;  // 0 when the aux loss is not added
 
   model::CausalLM model_;

@@ -13,15 +13,25 @@ namespace verlpp::engine {
 
 LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
                                const ForwardSettings& forward, bool with_entropy,
-                               bool with_moe_aux_loss) {
+                               bool with_moe_aux_loss, const at::Tensor& gather_ids) {
   const ResponseHidden where =
       response_hidden(model, micro, forward.remove_padding, with_moe_aux_loss);
-  const model::LogProbEntropy scored =
-      model::chunked_logprob_entropy(where.hidden, model.lm_head_weight(), where.targets,
+  const int64_t K = gather_ids.defined() ? gather_ids.size(-1) : 0;
+  const at::Tensor ids = gather_ids.defined()
+                             ? gather_ids.to(where.hidden.device(), at::kLong)
+                                   .reshape({-1, K})
+                                   .index_select(0, where.flat_index)
+                             : at::empty({where.hidden.size(0), 0}, where.targets.options());
+  const model::GatheredLogProbs scored =
+      model::chunked_logprobs_at_ids(where.hidden, model.lm_head_weight(), where.targets, ids,
                                      forward.temperature, with_entropy, forward.chunk_tokens);
   LogProbOutput out;
   out.log_probs = scatter_to_grid(scored.logprobs, where);
   if (with_entropy) out.entropy = scatter_to_grid(scored.entropy, where);
+  if (gather_ids.defined()) {
+    out.gathered = scatter_to_grid(scored.gathered, where);
+    out.top_ids = scatter_to_grid(scored.student_top_ids, where);
+  }
   if (!where.router_logits.empty()) {
     const model::MoeConfig& moe = model.config().moe;
     out.moe_aux_loss =

@@ -26,12 +26,18 @@ struct LogProbOutput {
   // (model::load_balancing_loss); defined only when requested and the model has sparse layers.
   at::Tensor moe_aux_loss;
   std::int64_t tokens = 0;  // real tokens of the batch (the aux loss's rows per layer)
+  // With gather_ids: log-probs fp32 [B, R, K] at those ids and the model's own top-K ids int64
+  // [B, R, K] (model::chunked_logprobs_at_ids); zeros beyond each response.
+  at::Tensor gathered;
+  at::Tensor top_ids;
 };
 
-// One micro-batch, differentiable when grad mode is on (the update pass).
+// One micro-batch, differentiable when grad mode is on (the update pass). gather_ids: int64
+// [B, R, K] (the distillation teacher's top-k ids), or undefined.
 LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& micro,
                                const ForwardSettings& forward, bool with_entropy,
-                               bool with_moe_aux_loss = false);
+                               bool with_moe_aux_loss = false,
+                               const at::Tensor& gather_ids = at::Tensor());
 
 // The whole batch without gradients, micro-batched by `how` (the count equalised over `dp`'s
 // ranks, micro_batch_indices), rows in the batch's order, on the model's device. Throws

@@ -82,8 +82,11 @@ ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& 
 }
 
 at::Tensor scatter_to_grid(const at::Tensor& values, const ResponseHidden& where) {
-  const at::Tensor zeros = at::zeros({where.rows * where.response_length}, values.options());
-  return zeros.index_copy(0, where.flat_index, values).view({where.rows, where.response_length});
+  std::vector<int64_t> flat = values.sizes().vec();
+  flat[0] = where.rows * where.response_length;
+  std::vector<int64_t> grid = {where.rows, where.response_length};
+  grid.insert(grid.end(), flat.begin() + 1, flat.end());
+  return at::zeros(flat, values.options()).index_copy(0, where.flat_index, values).view(grid);
 }
 
 }  // namespace verlpp::engine

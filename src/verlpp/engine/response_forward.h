@@ -33,7 +33,7 @@ struct ResponseHidden {
 ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
                                bool remove_padding, bool router_logits = false);
 
-// Scatters per-token values [N] (any float dtype, differentiable) into a [B, R] grid of zeros.
+// Scatters per-token values [N, ...] (any dtype, differentiable) into a [B, R, ...] grid of zeros.
 at::Tensor scatter_to_grid(const at::Tensor& values, const ResponseHidden& where);
 
 }  // namespace verlpp::engine

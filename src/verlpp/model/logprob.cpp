@@ -1,6 +1,7 @@
 #include "verlpp/model/logprob.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -34,26 +35,35 @@ at::Tensor chunk_log_softmax(const at::Tensor& h, const at::Tensor& weight, doub
   return at::log_softmax(logits, -1);
 }
 
+// ids: [T, K] int64 (K may be 0): the positions whose log-probs are also gathered.
 struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
                                                 const at::Tensor& hidden, const at::Tensor& weight,
-                                                const at::Tensor& targets, double temperature,
-                                                bool with_entropy, int64_t chunk) {
-    const int64_t T = hidden.size(0);
+                                                const at::Tensor& targets, const at::Tensor& ids,
+                                                double temperature, bool with_entropy,
+                                                int64_t chunk) {
+    const int64_t T = hidden.size(0), K = ids.size(1);
     const auto f32 = hidden.options().dtype(at::kFloat);
     at::Tensor lp = at::empty({T}, f32);
     at::Tensor ent = at::empty({with_entropy ? T : 0}, f32);
+    at::Tensor gathered = at::empty({T, K}, f32);
+    at::Tensor top_ids = at::empty({T, K}, ids.options());
     for (int64_t a = 0; a < T; a += chunk) {
       const int64_t n = std::min(chunk, T - a);
       const at::Tensor logp = chunk_log_softmax(hidden.narrow(0, a, n), weight, temperature);
       lp.narrow(0, a, n).copy_(logp.gather(1, targets.narrow(0, a, n).unsqueeze(1)).squeeze(1));
       if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
+      if (K > 0) {
+        gathered.narrow(0, a, n).copy_(logp.gather(1, ids.narrow(0, a, n)));
+        top_ids.narrow(0, a, n).copy_(std::get<1>(at::topk(logp, K, -1)));
+      }
     }
-    ctx->save_for_backward({hidden, weight, targets});
+    ctx->save_for_backward({hidden, weight, targets, ids});
     ctx->saved_data["temperature"] = temperature;
     ctx->saved_data["with_entropy"] = with_entropy;
     ctx->saved_data["chunk"] = chunk;
-    return {lp, ent};
+    ctx->mark_non_differentiable({top_ids});
+    return {lp, ent, gathered, top_ids};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -62,11 +72,13 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     const at::Tensor& hidden = saved[0];
     const at::Tensor& weight = saved[1];
     const at::Tensor& targets = saved[2];
+    const at::Tensor& ids = saved[3];
     const double temperature = ctx->saved_data["temperature"].toDouble();
     const bool with_entropy = ctx->saved_data["with_entropy"].toBool();
     const int64_t chunk = ctx->saved_data["chunk"].toInt();
     const at::Tensor& g_lp = grad_out[0];
     const at::Tensor& g_ent = grad_out[1];
+    const at::Tensor& g_gathered = grad_out[2];
     const int64_t T = hidden.size(0);
     at::Tensor grad_hidden = at::empty_like(hidden);
     at::Tensor grad_weight = at::zeros(weight.sizes(), weight.options().dtype(at::kFloat));
@@ -75,13 +87,16 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
       const at::Tensor h = hidden.narrow(0, a, n);
       const at::Tensor logp = chunk_log_softmax(h, weight, temperature);
       const at::Tensor p = logp.exp();
-      at::Tensor gz;  // d loss / d (logits / temperature), fp32 [n, V]
+      at::Tensor gz = at::zeros_like(logp);  // d loss / d (logits / temperature), fp32 [n, V]
       if (g_lp.defined()) {
         const at::Tensor g = g_lp.narrow(0, a, n).to(at::kFloat).unsqueeze(1);
-        gz = p * g.neg();
+        gz.sub_(p * g);
         gz.scatter_add_(1, targets.narrow(0, a, n).unsqueeze(1), g);
-      } else {
-        gz = at::zeros_like(logp);
+      }
+      if (g_gathered.defined() && g_gathered.numel() > 0) {
+        const at::Tensor g = g_gathered.narrow(0, a, n).to(at::kFloat);
+        gz.sub_(p * g.sum(-1, /*keepdim=*/true));
+        gz.scatter_add_(1, ids.narrow(0, a, n), g);
       }
       if (with_entropy && g_ent.defined() && g_ent.numel() > 0) {
         const at::Tensor H = -(p * logp).sum(-1, /*keepdim=*/true);
@@ -97,7 +112,8 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     }
     return {grad_hidden,  grad_weight.to(weight.scalar_type()),
             at::Tensor(), at::Tensor(),
-            at::Tensor(), at::Tensor()};
+            at::Tensor(), at::Tensor(),
+            at::Tensor()};
   }
 };
 
@@ -106,10 +122,71 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
 LogProbEntropy chunked_logprob_entropy(const at::Tensor& hidden, const at::Tensor& weight,
                                        const at::Tensor& targets, double temperature,
                                        bool with_entropy, int64_t chunk_tokens) {
+  const at::Tensor no_ids = at::empty({hidden.size(0), 0}, hidden.options().dtype(at::kLong));
+  GatheredLogProbs out = chunked_logprobs_at_ids(hidden, weight, targets, no_ids, temperature,
+                                                 with_entropy, chunk_tokens);
+  return {out.logprobs, out.entropy};
+}
+
+GatheredLogProbs chunked_logprobs_at_ids(const at::Tensor& hidden, const at::Tensor& weight,
+                                         const at::Tensor& targets, const at::Tensor& ids,
+                                         double temperature, bool with_entropy,
+                                         int64_t chunk_tokens) {
   check_inputs(hidden, weight, targets, temperature, chunk_tokens);
+  if (ids.dim() != 2 || ids.size(0) != hidden.size(0) || ids.size(1) > weight.size(0)) {
+    throw Error(fmt::format("log-prob: ids must be [{}, K] with K <= {}, got [{}]", hidden.size(0),
+                            weight.size(0), fmt::join(ids.sizes(), ", ")));
+  }
   auto out = ChunkedLogProb::apply(hidden, weight, targets.to(hidden.device(), at::kLong),
-                                   temperature, with_entropy, chunk_tokens);
-  return {out[0], with_entropy ? out[1] : at::Tensor()};
+                                   ids.to(hidden.device(), at::kLong), temperature, with_entropy,
+                                   chunk_tokens);
+  return {out[0], with_entropy ? out[1] : at::Tensor(), out[2], out[3]};
+}
+
+TopkLogProbs chunked_topk_logprobs(const at::Tensor& hidden, const at::Tensor& weight, int64_t k,
+                                   double temperature, int64_t chunk_tokens) {
+  const at::Tensor no_targets = at::zeros({hidden.size(0)}, hidden.options().dtype(at::kLong));
+  check_inputs(hidden, weight, no_targets, temperature, chunk_tokens);
+  if (k < 1 || k > weight.size(0)) {
+    throw Error(fmt::format("top-k log-probs: k = {} must be between 1 and the vocabulary size {}",
+                            k, weight.size(0)));
+  }
+  c10::AutoGradMode no_grad(false);
+  const int64_t T = hidden.size(0);
+  TopkLogProbs out{at::empty({T, k}, hidden.options().dtype(at::kLong)),
+                   at::empty({T, k}, hidden.options().dtype(at::kFloat))};
+  for (int64_t a = 0; a < T; a += chunk_tokens) {
+    const int64_t n = std::min(chunk_tokens, T - a);
+    const auto [values, indices] =
+        at::topk(chunk_log_softmax(hidden.narrow(0, a, n), weight, temperature), k, -1);
+    out.ids.narrow(0, a, n).copy_(indices);
+    out.logprobs.narrow(0, a, n).copy_(values);
+  }
+  return out;
+}
+
+at::Tensor chunked_kl_divergence(const at::Tensor& hidden_p, const at::Tensor& weight_p,
+                                 double temperature_p, const at::Tensor& hidden_q,
+                                 const at::Tensor& weight_q, double temperature_q,
+                                 int64_t chunk_tokens) {
+  const at::Tensor no_targets = at::zeros({hidden_p.size(0)}, hidden_p.options().dtype(at::kLong));
+  check_inputs(hidden_p, weight_p, no_targets, temperature_p, chunk_tokens);
+  check_inputs(hidden_q, weight_q, no_targets.to(hidden_q.device()), temperature_q, chunk_tokens);
+  if (weight_p.size(0) != weight_q.size(0)) {
+    throw Error(fmt::format("KL divergence: vocabularies of {} and {} tokens differ",
+                            weight_p.size(0), weight_q.size(0)));
+  }
+  c10::AutoGradMode no_grad(false);
+  const int64_t T = hidden_p.size(0);
+  at::Tensor out = at::empty({T}, hidden_p.options().dtype(at::kFloat));
+  for (int64_t a = 0; a < T; a += chunk_tokens) {
+    const int64_t n = std::min(chunk_tokens, T - a);
+    const at::Tensor log_p = chunk_log_softmax(hidden_p.narrow(0, a, n), weight_p, temperature_p);
+    const at::Tensor log_q =
+        chunk_log_softmax(hidden_q.narrow(0, a, n), weight_q, temperature_q).to(log_p.device());
+    out.narrow(0, a, n).copy_((log_p.exp() * (log_p - log_q)).sum(-1));
+  }
+  return out;
 }
 
 LogProbEntropy logprob_entropy_from_logits(const at::Tensor& logits, const at::Tensor& targets,

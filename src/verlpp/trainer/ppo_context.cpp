@@ -51,12 +51,15 @@ config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
   return engine.fsdp ? engine.fsdp->sharding : config::ShardingConfig{};
 }
 
-void load_models(PpoContext& ctx) {
+void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
   model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
+  if (c.distillation.enabled) {
+    ctx.teachers = std::make_unique<Teachers>(c, policy.config().vocab_size, ctx.device, env);
+  }
   engine::ActorSettings actor = actor_settings(c);
   actor.dp = ctx.world;
   const config::ShardingConfig actor_sharding = engine_sharding(c.actor.engine);
@@ -66,9 +69,9 @@ void load_models(PpoContext& ctx) {
   actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
   ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (config::need_reference_policy(c)) {
-    ctx.ref = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
-    ctx.ref->set_requires_grad(false);
-    ctx.ref_micro = ref_micro_batching(c);
+    ctx.ref = std::make_unique<engine::Scorer>(
+        "ref", model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device),
+        engine::ScorerSettings{actor.forward, ref_micro_batching(c)});
   }
   if (config::need_critic(c)) {
     model::CausalLM trunk =
@@ -108,7 +111,7 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
       tokenizer::Tokenizer::from_directory(ctx.tokenizer_dir));
   load_data(ctx);
-  load_models(ctx);
+  load_models(ctx, placement.env);
   ctx.kl_ctrl = algo::make_kl_controller(kl_control_config(ctx.config));
   ctx.reward = reward::reward_settings(report.composed.root);
   make_sampling(ctx);

@@ -1,7 +1,8 @@
 // Everything a PPO run holds between steps, built from a valid configuration: tokenizer, train and
 // validation datasets, the stateful dataloader, the actor (whose weights the rollout samples from),
-// the frozen reference policy, the critic, the KL controller, the reward settings and the
-// sampling parameters (verl's RayPPOTrainer.__init__ and init_workers, verl.md §7.1-7.3).
+// the frozen reference policy, the critic, the distillation teachers, the KL controller, the
+// reward settings and the sampling parameters (verl's RayPPOTrainer.__init__ and init_workers,
+// verl.md §7.1-7.3).
 #pragma once
 
 #include <c10/core/Device.h>
@@ -17,12 +18,14 @@
 #include "verlpp/data/rl_dataset.h"
 #include "verlpp/engine/actor.h"
 #include "verlpp/engine/critic.h"
+#include "verlpp/engine/scorer.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/reward/reward_settings.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/flops.h"
 #include "verlpp/trainer/placement.h"
+#include "verlpp/trainer/teachers.h"
 
 namespace verlpp::trainer {
 
@@ -37,9 +40,9 @@ struct PpoContext {
   std::unique_ptr<data::StatefulDataLoader> loader;
   std::int64_t total_steps = 0;
   std::unique_ptr<engine::Actor> actor;
-  std::optional<model::CausalLM> ref;  // when need_reference_policy
-  engine::MicroBatching ref_micro;
+  std::unique_ptr<engine::Scorer> ref;     // when need_reference_policy
   std::unique_ptr<engine::Critic> critic;  // when need_critic
+  std::unique_ptr<Teachers> teachers;      // when distillation.enabled
   std::unique_ptr<algo::KLController> kl_ctrl;
   reward::RewardSettings reward;
   rollout::SamplingParams train_sampling, val_sampling;

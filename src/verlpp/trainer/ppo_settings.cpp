@@ -74,7 +74,27 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   s.loss.use_kl_loss = a.use_kl_loss;
   s.loss.kl_loss_coef = a.kl_loss_coef;
   s.loss.kl_loss_type = a.kl_loss_type;
+  if (config.distillation.enabled) s.distillation = distillation_loss_config(config.distillation);
   return s;
+}
+
+algo::DistillationLossConfig distillation_loss_config(const config::DistillationConfig& d) {
+  const config::DistillationLossConfig& c = d.distillation_loss;
+  algo::DistillationLossConfig out;
+  out.loss_mode = c.loss_mode;
+  out.topk = c.topk;
+  out.use_task_rewards = c.use_task_rewards;
+  out.use_policy_gradient = c.use_policy_gradient;
+  out.policy_loss_mode = c.policy_loss_mode;
+  // verl forces the coefficient to 1 when the distillation loss is the whole loss.
+  out.distillation_loss_coef = c.use_task_rewards ? c.distillation_loss_coef : 1.0;
+  out.loss_max_clamp = c.loss_max_clamp;
+  out.log_prob_min_clamp = c.log_prob_min_clamp;
+  out.clip_ratio = c.clip_ratio;
+  out.clip_ratio_low = c.clip_ratio_low;
+  out.clip_ratio_high = c.clip_ratio_high;
+  algo::validate_distillation_loss_config(out);
+  return out;
 }
 
 engine::MicroBatching ref_micro_batching(const config::Config& config) {

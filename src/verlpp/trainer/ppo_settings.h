@@ -24,6 +24,9 @@ engine::AdamWConfig adamw_config(const config::OptimConfig& optim, const std::st
 // actor.*, rollout.{temperature, n, log_prob_*} and model.use_remove_padding.
 engine::ActorSettings actor_settings(const config::Config& config);
 
+// distillation.distillation_loss.* (checked by algo::validate_distillation_loss_config).
+algo::DistillationLossConfig distillation_loss_config(const config::DistillationConfig& d);
+
 // ref.log_prob_* micro-batching (else the rollout's), same forward settings as the actor.
 engine::MicroBatching ref_micro_batching(const config::Config& config);
 

@@ -166,13 +166,17 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
         compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
     batch.set_tensor("token_level_scores", rewards.token_level_scores);
   });
+  if (ctx.teachers) {
+    timer.time("teacher", [&] {
+      ctx.teachers->score(batch, ctx.world);
+      if (ctx.config.rollout.free_cache_engine) release_cached_device_memory(ctx.device);
+    });
+  }
   timer.time("old_log_prob", [&] { old_log_prob(ctx, batch, out.metrics); });
   if (ctx.ref) {
     timer.time("ref", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "ref");
-      const engine::LogProbOutput ref = engine::compute_log_prob(
-          *ctx.ref, local, ctx.ref_micro, ctx.actor->settings().forward, false, ctx.world);
-      batch.set_tensor("ref_log_prob", ctx.world.all_gather(ref.log_probs));
+      batch.set_tensor("ref_log_prob", ctx.world.all_gather(ctx.ref->log_probs(local, ctx.world)));
     });
   }
   if (ctx.critic) {

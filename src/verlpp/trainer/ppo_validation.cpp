@@ -17,6 +17,18 @@ namespace {
 // A seed stream apart from the training steps' (validation samples only when val_kwargs.do_sample).
 constexpr std::int64_t kValidationSeedOffset = 1'000'003;
 
+// With distillation teachers: each response's mean over its tokens of the reverse KL(student ||
+// teacher) over the whole vocabulary (the student at the rollout temperature, the teacher at 1,
+// as in training), on the student's own validation outputs. [B] fp64 on the CPU.
+at::Tensor mean_reverse_kl(PpoContext& ctx, const data::Batch& batch) {
+  const at::Tensor kl = ctx.teachers->reverse_kl(batch, ctx.actor->model(),
+                                                 ctx.actor->settings().forward.temperature);
+  const at::Tensor mask = batch.tensor("response_mask").to(kl.device(), at::kDouble);
+  return ((kl.to(at::kDouble) * mask).sum(1) / mask.sum(1).clamp_min(1.0))
+      .to(at::kCPU)
+      .contiguous();
+}
+
 void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::int64_t global_step,
                  std::vector<ValidationSample>& samples) {
   data::Batch prompts = ctx.val_data->collate(rows);
@@ -28,6 +40,7 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
       ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
       ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step),
       ctx.world);
+  const at::Tensor reverse_kl = ctx.teachers ? mean_reverse_kl(ctx, batch) : at::Tensor();
   ctx.actor->release_weights();
   const BatchRewards rewards =
       compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
@@ -39,6 +52,8 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
     sample.data_source = source.is_string() ? source.get<std::string>() : source.dump();
     sample.uid = batch.non_tensor("uid")[k].get<std::string>();
     sample.values["reward"] = totals[i].item<double>();
+    if (reverse_kl.defined())
+      sample.values["distillation/reverse_kl"] = reverse_kl[i].item<double>();
     for (const auto& [name, values] : rewards.extra) sample.values[name] = values[k];
     sample.pred = rewards.extracted[k];
     samples.push_back(std::move(sample));

@@ -312,6 +312,31 @@ TEST_P(AlgoFixture, DistillationLosses) {
   }
 }
 
+// Distillation combined with the PPO actor loss (use_task_rewards, distillation_loss_coef).
+TEST_P(AlgoFixture, DistillationCombinedWithPpoLoss) {
+  for (const auto& c : fixture().at("distillation_ppo")) {
+    DistillationLossConfig config = distillation_config(c.at("config"));
+    config.use_task_rewards = c.at("config").at("use_task_rewards");
+    config.distillation_loss_coef = c.at("config").at("distillation_loss_coef");
+    const GlobalBatchInfo info = global_info(c.at("global"));
+    const std::string what = "distillation+ppo " + c.at("config").dump();
+    ActorLossConfig actor;
+    actor.policy.loss_agg_mode = c.at("loss_agg_mode");
+    at::Tensor lp = leaf("log_prob");
+    ActorLossInputs in;
+    in.policy.log_prob = lp;
+    in.policy.old_log_prob = input("old_log_prob");
+    in.policy.advantages = input("advantages");
+    in.policy.response_mask = mask();
+    const at::Tensor d = kl_penalty(lp, input("teacher_token_log_prob"), config.loss_mode);
+    const auto r = distillation_ppo_loss(in, d, actor, config, info);
+    expect_scalar(r.loss, c.at("loss"), what);
+    expect_metrics(r.metrics, c.at("metrics"), what);
+    r.loss.backward();
+    expect_near(lp.grad(), tensor(c.at("grad_log_prob")), kTol, what + " grad");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, AlgoFixture, ::testing::Values(at::kCPU, at::kCUDA),
                          [](const ::testing::TestParamInfo<at::DeviceType>& info) {
                            return info.param == at::kCPU ? std::string("cpu") : std::string("cuda");

@@ -60,6 +60,55 @@ TEST(LogProb, ChunkedMatchesUnchunkedValuesAndGradients) {
   }
 }
 
+// Gathering at given ids (the distillation teacher's top-k) in the same chunked pass: values and
+// gradients of logprobs and gathered against log_softmax of the full logits in float64, and the
+// model's own top-k ids against at::topk of the full logits.
+TEST(LogProb, GatheredAtIdsMatchFullLogits) {
+  at::manual_seed(11);
+  const int64_t T = 19, H = 12, V = 40, K = 5;
+  const at::Tensor h0 = at::randn({T, H}, at::kDouble) * 0.7;
+  const at::Tensor w0 = at::randn({V, H}, at::kDouble) * 0.5;
+  const at::Tensor targets = at::randint(0, V, {T}, at::kLong);
+  const at::Tensor ids = at::randint(0, V, {T, K}, at::kLong);  // repeats allowed
+  const at::Tensor g_lp = at::randn({T}, at::kDouble);
+  const at::Tensor g_at = at::randn({T, K}, at::kDouble);
+  const double temperature = 0.9;
+
+  const at::Tensor h = h0.clone().requires_grad_(true);
+  const at::Tensor w = w0.clone().requires_grad_(true);
+  const at::Tensor logp = at::log_softmax(at::matmul(h, w.t()) / temperature, -1);
+  ((logp.gather(1, targets.unsqueeze(1)).squeeze(1) * g_lp).sum() +
+   (logp.gather(1, ids) * g_at).sum())
+      .backward();
+  const at::Tensor want_top = std::get<1>(at::topk(logp.detach(), K, -1));
+  for (int64_t chunk : {1, 4, 19}) {
+    const at::Tensor hc = h0.clone().requires_grad_(true);
+    const at::Tensor wc = w0.clone().requires_grad_(true);
+    const GatheredLogProbs r =
+        chunked_logprobs_at_ids(hc, wc, targets, ids, temperature, false, chunk);
+    ((r.logprobs.to(at::kDouble) * g_lp).sum() + (r.gathered.to(at::kDouble) * g_at).sum())
+        .backward();
+    EXPECT_LT(testing::max_abs_diff(r.gathered, logp.gather(1, ids).detach()), 1e-5) << chunk;
+    EXPECT_TRUE(at::equal(r.student_top_ids, want_top)) << chunk;
+    EXPECT_LT(testing::max_abs_diff(hc.grad(), h.grad()), 1e-5) << chunk;
+    EXPECT_LT(testing::max_abs_diff(wc.grad(), w.grad()), 1e-5) << chunk;
+  }
+}
+
+TEST(LogProb, TopkLogProbsMatchFullLogits) {
+  at::manual_seed(12);
+  const at::Tensor h = at::randn({9, 6});
+  const at::Tensor w = at::randn({30, 6});
+  const at::Tensor logp = at::log_softmax(at::matmul(h, w.t()).to(at::kDouble) / 1.3, -1);
+  const auto [values, indices] = at::topk(logp, 4, -1);
+  const TopkLogProbs r = chunked_topk_logprobs(h, w, 4, 1.3, 2);
+  EXPECT_TRUE(at::equal(r.ids, indices));
+  EXPECT_LT(testing::max_abs_diff(r.logprobs, values), 1e-5);
+  EXPECT_FALSE(r.logprobs.requires_grad());
+  EXPECT_THROW(chunked_topk_logprobs(h, w, 31, 1.0), Error);
+  EXPECT_THROW(chunked_topk_logprobs(h, w, 0, 1.0), Error);
+}
+
 TEST(LogProb, WithoutEntropyAndBadInput) {
   const at::Tensor h = at::randn({4, 8});
   const at::Tensor w = at::randn({10, 8});

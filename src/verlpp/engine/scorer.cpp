@@ -1,0 +1,48 @@
+#include "verlpp/engine/scorer.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "verlpp/core/error.h"
+#include "verlpp/engine/response_forward.h"
+#include "verlpp/model/logprob.h"
+
+namespace verlpp::engine {
+
+Scorer::Scorer(std::string role, model::CausalLM model, ScorerSettings settings)
+    : role_(std::move(role)), model_(std::move(model)), settings_(std::move(settings)) {
+  model_.set_requires_grad(false);
+}
+
+at::Tensor Scorer::log_probs(const data::Batch& batch, const dist::Communicator& dp) const {
+  return compute_log_prob(model_, batch, settings_.micro, settings_.forward, false, dp).log_probs;
+}
+
+ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
+                          const dist::Communicator& dp) const {
+  const std::int64_t vocab = model_.lm_head_weight().size(0);
+  if (k < 1 || k > vocab) {
+    throw Error(fmt::format("{}: top-k {} must be between 1 and the model's vocabulary size {}",
+                            role_, k, vocab));
+  }
+  c10::AutoGradMode no_grad(false);
+  std::vector<at::Tensor> ids, log_probs;
+  for (const auto& rows :
+       micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp)) {
+    const ResponseHidden where =
+        response_hidden(model_, batch.select(rows), settings_.forward.remove_padding);
+    const model::TopkLogProbs top =
+        model::chunked_topk_logprobs(where.hidden, model_.lm_head_weight(), k,
+                                     settings_.forward.temperature, settings_.forward.chunk_tokens);
+    ids.push_back(scatter_to_grid(top.ids, where));
+    log_probs.push_back(scatter_to_grid(top.logprobs, where));
+  }
+  // micro_batch_indices keeps the row order, so concatenation restores the batch.
+  return {at::cat(ids), at::cat(log_probs)};
+}
+
+}  // namespace verlpp::engine

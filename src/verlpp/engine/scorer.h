@@ -1,0 +1,62 @@
+// A frozen model that scores responses without gradients: the worker behind the reference policy
+// (ref_log_prob; verl: the ref role of verl/workers/fsdp_workers.py) and the on-policy
+// distillation teachers (verl: verl/experimental/teacher_loop, which asks vLLM for the
+// prompt_logprobs of prompt + response; verl.md §4 "Teacher query"). One class for both: they
+// differ only in what they are asked.
+//
+// Micro-batched by `micro` (rows or token budget, the count equalised over the data-parallel
+// ranks as micro_batch_indices does). Never materialises [tokens, vocab] logits beyond one chunk
+// of forward.chunk_tokens rows (model::chunked_topk_logprobs).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+
+#include "verlpp/data/batch.h"
+#include "verlpp/dist/communicator.h"
+#include "verlpp/engine/log_prob.h"
+#include "verlpp/engine/micro_batches.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::engine {
+
+struct ScorerSettings {
+  ForwardSettings forward;  // the ref: the rollout temperature; a teacher: 1.0 (verl's query)
+  MicroBatching micro;
+};
+
+// Top-k of each response position: ids int64 and log-probs fp32 [B, R, k], largest first; rows
+// and columns beyond a response's end hold id 0 and log-prob 0.
+struct ResponseTopk {
+  at::Tensor ids;
+  at::Tensor log_probs;
+};
+
+class Scorer {
+ public:
+  // `role` names the scorer in errors and logs ("ref", "teacher teacher_model"). Freezes the
+  // model's parameters.
+  Scorer(std::string role, model::CausalLM model, ScorerSettings settings);
+
+  const std::string& role() const { return role_; }
+  const model::CausalLM& model() const { return model_; }
+  const ScorerSettings& settings() const { return settings_; }
+
+  // Log-probs fp32 [B, R] of the batch's response tokens (input_ids, attention_mask, responses;
+  // position_ids optional), 0 beyond each response, on the model's device.
+  at::Tensor log_probs(const data::Batch& batch, const dist::Communicator& dp = {}) const;
+
+  // The k most probable tokens at every response position. Throws verlpp::Error naming the role
+  // when k is not between 1 and the vocabulary size.
+  ResponseTopk topk(const data::Batch& batch, std::int64_t k,
+                    const dist::Communicator& dp = {}) const;
+
+ private:
+  std::string role_;
+  model::CausalLM model_;
+  ScorerSettings settings_;
+};
+
+}  // namespace verlpp::engine

@@ -1,0 +1,182 @@
+#include "verlpp/trainer/teachers.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+#include <torch/cuda.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "verlpp/algo/distillation.h"
+#include "verlpp/core/dtype.h"
+#include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
+#include "verlpp/engine/response_forward.h"
+#include "verlpp/model/logprob.h"
+#include "verlpp/trainer/data_parallel.h"
+
+namespace verlpp::trainer {
+namespace {
+
+constexpr const char* kSingleTeacher = "teacher_model";
+
+at::Device teacher_device(const at::Device& student, const dist::LaunchEnv& env,
+                          std::int64_t pool) {
+  if (!student.is_cuda() || pool <= 0) return student;
+  const auto visible = static_cast<std::int64_t>(torch::cuda::device_count());
+  if (visible < env.local_world_size + pool) return student;
+  return at::Device(at::kCUDA,
+                    static_cast<c10::DeviceIndex>(env.local_world_size + env.local_rank % pool));
+}
+
+model::CausalLM load_teacher(const std::string& section, const config::TeacherModelConfig& t,
+                             const at::Device& device, std::int64_t student_vocab) {
+  if (!t.model_path) throw Error(section + ".model_path: the teacher model path is not set");
+  const std::filesystem::path path = *t.model_path;
+  if (!std::filesystem::exists(path / "config.json")) {
+    throw Error(fmt::format("{}.model_path: {} is not a model folder (no config.json there)",
+                            section, path.string()));
+  }
+  const at::ScalarType dtype =
+      device.is_cuda() ? parse_dtype(t.inference.dtype.empty() ? "bfloat16" : t.inference.dtype,
+                                     section + ".inference.dtype")
+                       : at::kFloat;
+  model::CausalLM teacher = model::CausalLM::from_pretrained(path.string(), dtype, device);
+  const std::int64_t vocab = teacher.config().vocab_size;
+  if (vocab != student_vocab) {
+    throw Error(fmt::format(
+        "{}.model_path: the teacher's vocabulary has {} tokens but the student's has {}; "
+        "distillation compares their log-probs token by token, so they must share a tokenizer",
+        section, vocab, student_vocab));
+  }
+  return teacher;
+}
+
+// `out`[name] rows `rows` = values (allocating zeros of batch_rows rows at first use).
+void place_rows(std::vector<std::pair<std::string, at::Tensor>>& out, std::size_t i,
+                const std::string& name, const at::Tensor& values,
+                const std::vector<std::int64_t>& rows, std::int64_t batch_rows) {
+  if (out.size() <= i) {
+    std::vector<std::int64_t> shape = values.sizes().vec();
+    shape[0] = batch_rows;
+    out.emplace_back(name, at::zeros(shape, values.options()));
+  }
+  out[i].second.index_copy_(0, at::tensor(rows, at::kLong).to(values.device()), values);
+}
+
+}  // namespace
+
+Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
+                   const at::Device& student, const dist::LaunchEnv& env)
+    : teacher_key_(config.distillation.teacher_key), student_device_(student) {
+  const config::DistillationConfig& d = config.distillation;
+  if (algo::distillation_uses_topk(d.distillation_loss.loss_mode)) {
+    topk_ = d.distillation_loss.topk;
+    if (topk_ < 1 || topk_ > student_vocab) {
+      throw Error(fmt::format(
+          "distillation.distillation_loss.topk: {} must be between 1 and the vocabulary size {}",
+          topk_, student_vocab));
+    }
+  }
+  const at::Device device = teacher_device(student, env, d.n_gpus_per_node);
+  const bool several = d.teacher_models.size() > 1;
+  for (const auto& [name, t] : d.teacher_models) {
+    if (several && name == kSingleTeacher) continue;
+    const std::string section = "distillation.teacher_models." + name;
+    if (several && !t.key) throw Error(section + ".key: each of several teachers needs a key");
+    engine::ScorerSettings settings;
+    settings.forward.remove_padding = config.model.use_remove_padding;
+    settings.micro.max_tokens = t.inference.max_num_batched_tokens;
+    model::CausalLM teacher = load_teacher(section, t, device, student_vocab);
+    log_note(fmt::format("distillation: teacher {} ({}, {}) on {}{} in {}", name, *t.model_path,
+                         model::model_type(teacher.config().architecture), device.str(),
+                         device == student ? " (colocated with the student)" : "",
+                         c10::toString(teacher.dtype())));
+    entries_.push_back({several ? *t.key : "default",
+                        std::make_unique<engine::Scorer>("teacher " + name, std::move(teacher),
+                                                         std::move(settings))});
+  }
+  if (entries_.empty()) throw Error("distillation.teacher_models: no teacher is configured");
+}
+
+std::vector<std::vector<std::int64_t>> Teachers::route(const data::Batch& batch) const {
+  std::vector<std::vector<std::int64_t>> rows(entries_.size());
+  if (entries_.size() == 1) {
+    for (std::int64_t r = 0; r < batch.size(); ++r) rows[0].push_back(r);
+    return rows;
+  }
+  const auto& values = batch.non_tensor(teacher_key_);
+  for (std::int64_t r = 0; r < batch.size(); ++r) {
+    const nlohmann::json& v = values[static_cast<std::size_t>(r)];
+    const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+    std::string keys;
+    bool found = false;
+    for (std::size_t e = 0; e < entries_.size() && !found; ++e) {
+      found = entries_[e].key == value;
+      if (found) rows[e].push_back(r);
+      keys += (e ? ", " : "") + entries_[e].key;
+    }
+    if (!found) {
+      throw Error(
+          fmt::format("distillation.teacher_key: row {} has {} '{}', which matches no "
+                      "teacher key ({})",
+                      r, teacher_key_, value, keys));
+    }
+  }
+  return rows;
+}
+
+std::vector<std::pair<std::string, at::Tensor>> Teachers::query(const data::Batch& batch) const {
+  const auto rows = route(batch);
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (std::size_t e = 0; e < entries_.size(); ++e) {
+    if (rows[e].empty()) continue;
+    const data::Batch part = batch.select(rows[e]);
+    const engine::Scorer& scorer = *entries_[e].scorer;
+    if (topk_ > 0) {
+      const engine::ResponseTopk top = scorer.topk(part, topk_);
+      place_rows(out, 0, "teacher_topk_ids", top.ids.to(student_device_), rows[e], batch.size());
+      place_rows(out, 1, "teacher_topk_log_probs", top.log_probs.to(student_device_), rows[e],
+                 batch.size());
+    } else {
+      place_rows(out, 0, "teacher_log_prob", scorer.log_probs(part).to(student_device_), rows[e],
+                 batch.size());
+    }
+  }
+  return out;
+}
+
+void Teachers::score(data::Batch& batch, const dist::Communicator& world) const {
+  for (const auto& [name, values] : query(local_rows(batch, world, "teacher"))) {
+    batch.set_tensor(name, world.all_gather(values));
+  }
+}
+
+at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM& student,
+                                double temperature) const {
+  c10::AutoGradMode no_grad(false);
+  const auto rows = route(batch);
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (std::size_t e = 0; e < entries_.size(); ++e) {
+    if (rows[e].empty()) continue;
+    const data::Batch part = batch.select(rows[e]);
+    const engine::Scorer& scorer = *entries_[e].scorer;
+    const bool packed = scorer.settings().forward.remove_padding;
+    std::vector<at::Tensor> grids;
+    for (const auto& micro :
+         engine::micro_batch_indices(part.tensor("attention_mask"), scorer.settings().micro)) {
+      const data::Batch piece = part.select(micro);
+      const engine::ResponseHidden s = engine::response_hidden(student, piece, packed);
+      const engine::ResponseHidden t = engine::response_hidden(scorer.model(), piece, packed);
+      const at::Tensor kl = model::chunked_kl_divergence(
+          s.hidden, student.lm_head_weight(), temperature, t.hidden,
+          scorer.model().lm_head_weight(), 1.0, scorer.settings().forward.chunk_tokens);
+      grids.push_back(engine::scatter_to_grid(kl, s).to(student_device_));
+    }
+    place_rows(out, 0, "reverse_kl", at::cat(grids), rows[e], batch.size());
+  }
+  return out.front().second;
+}
+
+}  // namespace verlpp::trainer

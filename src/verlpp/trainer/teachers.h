@@ -1,0 +1,72 @@
+// The on-policy distillation teachers of a PPO run (distillation.*; verl.md §4): each teacher
+// model as an engine::Scorer on its device, and which rows each one scores.
+//
+// One teacher (the entry teacher_model) scores every row. Several keyed entries
+// (+distillation.teacher_models.<name>.{key, model_path, ...}) score the rows whose non-tensor
+// field distillation.teacher_key (default data_source) equals their key. The query is verl's:
+// the teacher's log-probs of the student's prompt + response at temperature 1.0 (the inference
+// temperature key is ignored, as verl ignores it), the actual tokens for the estimator loss modes,
+// the top-k (distillation_loss.topk) for forward_kl_topk.
+//
+// Placement: on CUDA each rank's teachers sit on cuda:(LOCAL_WORLD_SIZE + LOCAL_RANK mod
+// distillation.n_gpus_per_node) when this host has that many more devices than ranks; otherwise
+// they are colocated with the student on the rank's own device (the one-GPU case). In
+// inference.dtype (rollout.dtype, bfloat16 by default) on CUDA, fp32 on the CPU. A teacher is
+// whole on one device: inference.tensor/expert_parallel_size only size the pool (layout check).
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verlpp/config/sections.h"
+#include "verlpp/data/batch.h"
+#include "verlpp/dist/communicator.h"
+#include "verlpp/dist/launch_env.h"
+#include "verlpp/engine/scorer.h"
+
+namespace verlpp::trainer {
+
+class Teachers {
+ public:
+  // Loads the teachers of config.distillation. Throws verlpp::Error naming the key for a
+  // model_path that is not set or not a model folder, a teacher whose vocabulary size differs
+  // from `student_vocab` (both sizes), or distillation_loss.topk outside [1, vocabulary] with
+  // forward_kl_topk.
+  Teachers(const config::Config& config, std::int64_t student_vocab, const at::Device& student,
+           const dist::LaunchEnv& env);
+
+  // Sets, on the whole batch of every rank, teacher_log_prob fp32 [B, R] (estimator loss modes)
+  // or teacher_topk_ids int64 / teacher_topk_log_probs fp32 [B, R, k] (forward_kl_topk): each
+  // rank scores its contiguous slice (data_parallel.h local_rows), the slices are all-gathered.
+  // Throws verlpp::Error naming the row and value when a row's teacher_key matches no teacher.
+  void score(data::Batch& batch, const dist::Communicator& world) const;
+
+  // fp32 [B, R] on the student's device, 0 beyond each response: at every response token the
+  // reverse KL(student || the row's teacher) over the whole vocabulary (model::
+  // chunked_kl_divergence), the student at `temperature`, the teacher at 1; no gradients,
+  // micro-batched as the teachers' scoring is. For validation. `student` must hold full weights.
+  at::Tensor reverse_kl(const data::Batch& batch, const model::CausalLM& student,
+                        double temperature) const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::unique_ptr<engine::Scorer> scorer;
+  };
+  // The rows of `batch` each entry scores (indices into entries_; empty lists included).
+  std::vector<std::vector<std::int64_t>> route(const data::Batch& batch) const;
+  // What score() sets for `batch`'s rows (tensor name, values on the student's device).
+  std::vector<std::pair<std::string, at::Tensor>> query(const data::Batch& batch) const;
+
+  std::vector<Entry> entries_;
+  std::string teacher_key_;
+  std::int64_t topk_ = 0;  // 0: estimator modes (the actual tokens' log-probs)
+  at::Device student_device_;
+};
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# On-policy distillation (`distillation.enabled=True`, issue 19) end to end on the CPU.
+#  1. The built-in demo's SFT model (it copies the demonstrations' sloppy "+1") distilled from the
+#     demo's GRPO model with use_task_rewards=False, for the seed script's objective (k1 through
+#     the PPO clip) and for forward_kl_topk: within 20 steps the greedy validation reward rises from
+#     the SFT level to within 0.1 of the teacher's (the demo's final validation reward), and the
+#     mean per-token reverse KL on validation falls.
+#  2. The seed script examples/run_qwen3_5_2b_distill_fsdp.sh (verl PR #7605's overrides) runs 2
+#     steps with a tiny random-init Qwen3.5 student, a tiny Qwen3.5-MoE teacher and GSM8K, shrunk to
+#     one device by appended overrides.
+#  3. Bad input: a missing teacher, a teacher with another vocabulary, topk above the vocabulary,
+#     an unknown loss_mode, k1 without the policy-gradient form: one-line errors.
+# Usage: distill_test.sh VERLPP SOURCE_DIR DEMO_DIR (DEMO_DIR: what demo_test.sh kept)
+set -uo pipefail
+VERLPP=$1
+SRC=$2
+DEMO=$3
+cd "$SRC"
+source "$SRC/tests/e2e/lib.sh"
+
+# --- 1. The demo's SFT model distilled from its GRPO model --------------------------------------
+D=$DEMO/verlpp_demo
+student=$(ls -d "$D"/sft/global_step_*/actor/huggingface 2>/dev/null | sort -V | tail -1)
+teacher=$(ls -d "$D"/grpo/global_step_*/actor/huggingface 2>/dev/null | sort -V | tail -1)
+teacher_reward=$(sed -nE 's/.*after GRPO ([0-9.]+).*/\1/p' "$DEMO/out.txt" 2>/dev/null)
+if [ -z "$student" ] || [ -z "$teacher" ] || [ -z "$teacher_reward" ]; then
+  fail "no demo models in $DEMO (run e2e_demo first: it keeps them)"
+  exit 1
+fi
+demo=(
+  algorithm.adv_estimator=grpo actor_rollout_ref.rollout.name=vllm
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1
+  data.train_files="$D/data/train.jsonl" data.val_files="$D/data/val.jsonl" data.train_batch_size=32
+  data.max_prompt_length=16 data.max_response_length=8 actor_rollout_ref.model.path="$student"
+  actor_rollout_ref.model.enable_gradient_checkpointing=false actor_rollout_ref.rollout.n=1
+  actor_rollout_ref.actor.ppo_mini_batch_size=8 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=32 actor_rollout_ref.actor.optim.lr=8e-5
+  actor_rollout_ref.actor.use_kl_loss=false actor_rollout_ref.actor.entropy_coeff=0
+  algorithm.use_kl_in_reward=false trainer.val_before_train=true trainer.test_freq=5
+  trainer.total_training_steps=20 trainer.save_freq=-1 trainer.resume_mode=disable
+  "trainer.logger=[console,file]" trainer.device=cpu trainer.n_gpus_per_node=1
+  distillation.enabled=true distillation.n_gpus_per_node=1 distillation.nnodes=1
+  distillation.teacher_models.teacher_model.model_path="$teacher"
+  distillation.teacher_models.teacher_model.inference.tensor_model_parallel_size=1
+  distillation.distillation_loss.use_task_rewards=false distillation.distillation_loss.loss_max_clamp=10
+)
+distil() {  # distil NAME overrides...
+  local name=$1
+  shift
+  VERL_FILE_LOGGER_PATH="$work/$name.jsonl" OMP_NUM_THREADS=1 "$VERLPP" ppo "${demo[@]}" \
+    trainer.default_local_dir="$work/$name" "$@" 2>&1
+}
+check_distilled() {  # check_distilled NAME: first/last validation reward and reverse KL
+  PYTHONPATH="$SRC/tests/e2e" python3 - "$work/$1.jsonl" "$teacher_reward" "$1" <<'PY'
+import sys
+from compare_runs import steps_of
+steps = steps_of(sys.argv[1])
+teacher = float(sys.argv[2])
+val = [(s, m) for s, m in sorted(steps.items()) if "val-core/verlpp/arithmetic/acc/mean@1" in m]
+kl_key = "val-aux/verlpp/arithmetic/distillation/reverse_kl/mean@1"
+rewards = [m["val-core/verlpp/arithmetic/acc/mean@1"] for _, m in val]
+kls = [m[kl_key] for _, m in val]
+print(f"{sys.argv[3]}: validation reward {' -> '.join(f'{r:.3f}' for r in rewards)} "
+      f"(teacher {teacher:.3f}); reverse KL {' -> '.join(f'{k:.4f}' for k in kls)}")
+assert len(val) >= 3, val
+assert rewards[0] < teacher - 0.3, ("the SFT student already matches the teacher", rewards, teacher)
+assert rewards[-1] >= teacher - 0.1, ("the student did not reach the teacher", rewards, teacher)
+assert kls[-1] < 0.5 * kls[0], ("the reverse KL did not fall", kls)
+last = steps[max(steps)]
+for key in ["actor/distillation/loss", "actor/distillation/loss_min", "actor/distillation/loss_max",
+            "actor/distillation/abs_loss", "timing_s/teacher"]:
+    assert key in last, (key, sorted(last))
+PY
+}
+out=$(distil k1 distillation.distillation_loss.loss_mode=k1 distillation.distillation_loss.use_policy_gradient=true)
+rc=$?
+[ "$rc" -eq 0 ] || fail "distillation k1 (exit $rc): $(tail -5 <<<"$out")"
+check_distilled k1 || fail "distillation k1 did not bring the student to the teacher"
+grep -qF "actor/distillation/pg_clipfrac" "$work/k1.jsonl" || fail "k1 with PG logs no distillation/pg_clipfrac"
+out=$(distil topk distillation.distillation_loss.loss_mode=forward_kl_topk distillation.distillation_loss.topk=4)
+rc=$?
+[ "$rc" -eq 0 ] || fail "distillation forward_kl_topk (exit $rc): $(tail -5 <<<"$out")"
+check_distilled topk || fail "distillation forward_kl_topk did not bring the student to the teacher"
+for key in student_mass teacher_mass overlap_ratio; do
+  grep -qF "actor/distillation/$key" "$work/topk.jsonl" || fail "forward_kl_topk logs no $key"
+done
+
+# --- 2. The seed script with tiny Qwen3.5 models and GSM8K --------------------------------------
+prepare_gsm8k
+shape=(--hidden-size 16 --intermediate-size 32 --num-hidden-layers 3 --num-attention-heads 2
+       --num-key-value-heads 1 --head-dim 8 --vocab-size 151936 --linear-num-key-heads 1
+       --linear-num-value-heads 2 --linear-key-head-dim 6 --linear-value-head-dim 10
+       --layer-types linear_attention full_attention linear_attention
+       --tie-word-embeddings false --dtype float32 --tokenizer tests/fixtures/tokenizers/qwen3)
+out=$("$VERLPP" model init --arch qwen3_5 "${shape[@]}" --seed 3 --output "$work/student" 2>&1) ||
+  fail "model init qwen3_5: $out"
+out=$("$VERLPP" model init --arch qwen3_5_moe "${shape[@]}" --seed 4 --num-experts 4 --num-experts-per-tok 2 \
+      --moe-intermediate-size 8 --shared-expert-intermediate-size 12 --output "$work/teacher" 2>&1) ||
+  fail "model init qwen3_5_moe: $out"
+T=distillation.teacher_models.teacher_model
+shrink=(
+  data.train_batch_size=2 data.max_prompt_length=256 data.max_response_length=8 data.train_max_samples=8
+  data.val_max_samples=2 actor_rollout_ref.actor.ppo_mini_batch_size=2
+  actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.max_model_len=265
+  $T.inference.tensor_model_parallel_size=1 $T.inference.expert_parallel_size=1 $T.inference.max_model_len=265
+  trainer.device=cpu trainer.total_training_steps=2 trainer.save_freq=2 trainer.test_freq=2
+  "trainer.logger=[console,file]" trainer.default_local_dir="$work/seed"
+)
+out=$(VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/student" TEACHER_MODEL="$work/teacher" \
+      TRAIN_FILE="$work/gsm8k/train.jsonl" VAL_FILE="$work/gsm8k/test.jsonl" NGPUS_PER_NODE=1 \
+      TEACHER_WORLD_SIZE=1 VERL_FILE_LOGGER_PATH="$work/seed.jsonl" \
+      bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] || fail "seed script with tiny Qwen3.5 models (exit $rc): $(tail -5 <<<"$out")"
+grep -qF "teacher teacher_model ($work/teacher, qwen3_5_moe_text)" <<<"$out" ||
+  fail "the seed run did not load the Qwen3.5-MoE teacher: $(grep -F teacher <<<"$out" | head -3)"
+PYTHONPATH="$SRC/tests/e2e" python3 - "$work/seed.jsonl" <<'PY' || fail "seed run metrics"
+import sys
+from compare_runs import steps_of
+steps = steps_of(sys.argv[1])
+assert sorted(steps) == [1, 2], sorted(steps)
+for m in steps.values():
+    for key in ["actor/distillation/loss", "actor/distillation/pg_clipfrac", "actor/distillation/ppo_kl",
+                "timing_s/teacher", "critic/score/mean"]:
+        assert key in m, (key, sorted(m))
+    assert m["actor/distillation/abs_loss"] > 0, m
+PY
+ls "$work/seed/global_step_2/actor/huggingface/model.safetensors" > /dev/null 2>&1 ||
+  fail "the seed run saved no checkpoint"
+
+# --- 3. Bad input ------------------------------------------------------------------------------
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 1 \
+      --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 1000 --dtype float32 \
+      --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/small_vocab" 2>&1) ||
+  fail "model init small vocabulary: $out"
+bad() {  # bad WHAT EXPECTED overrides...
+  local what=$1 expected=$2
+  shift 2
+  out=$(VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/student" TEACHER_MODEL="$work/teacher" \
+        TRAIN_FILE="$work/gsm8k/train.jsonl" VAL_FILE="$work/gsm8k/test.jsonl" NGPUS_PER_NODE=1 \
+        TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" "$@" 2>&1)
+  rc=$?
+  [ "$rc" -eq 1 ] && grep -qF -- "$expected" <<<"$out" || fail "$what (exit $rc): $(tail -4 <<<"$out")"
+}
+bad "missing teacher" "$T.model_path: $work/nope is not a model folder (no config.json there)" \
+  $T.model_path="$work/nope"
+bad "teacher vocabulary" "the teacher's vocabulary has 1000 tokens but the student's has 151936" \
+  $T.model_path="$work/small_vocab"
+bad "topk above the vocabulary" "distillation.distillation_loss.topk: 200000 must be between 1 and the vocabulary size 151936" \
+  distillation.distillation_loss.loss_mode=forward_kl_topk distillation.distillation_loss.topk=200000
+bad "unknown loss_mode" "distillation.distillation_loss.loss_mode" distillation.distillation_loss.loss_mode=k9
+bad "k1 without policy gradient" "loss_mode k1 without the policy-gradient form" \
+  distillation.distillation_loss.use_policy_gradient=False
+
+[ "$failures" -eq 0 ] && echo "distill_test: all passed" || echo "distill_test: $failures failure(s)"
+exit $((failures > 0))
