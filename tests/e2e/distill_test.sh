@@ -5,6 +5,7 @@
 #     the PPO clip) and for forward_kl_topk: within 20 steps the greedy validation reward rises from
 #     the SFT level to within 0.1 of the teacher's (the demo's final validation reward), and the
 #     mean per-token reverse KL on validation falls.
+#     Two Gloo ranks (each scoring its slice with the teacher, sharded student) equal one rank.
 #  2. The seed script examples/run_qwen3_5_2b_distill_fsdp.sh (verl PR #7605's overrides) runs 2
 #     steps with a tiny random-init Qwen3.5 student, a tiny Qwen3.5-MoE teacher and GSM8K, shrunk to
 #     one device by appended overrides.
@@ -83,6 +84,46 @@ rc=$?
 check_distilled topk || fail "distillation forward_kl_topk did not bring the student to the teacher"
 for key in student_mass teacher_mass overlap_ratio; do
   grep -qF "actor/distillation/$key" "$work/topk.jsonl" || fail "forward_kl_topk logs no $key"
+done
+
+# --- 1b. Two Gloo ranks (sharded, the teacher scoring each rank's slice) equal one rank ----------
+# One mini-batch per step, two PPO epochs, no balance_batch: the micro-batches are the same rows on
+# 1 and 2 ranks, so every actor/val metric agrees within 1e-6 (relative). Weights within 1e-5: Adam's
+# m/sqrt(v) magnifies fp32 reduction-order differences of near-zero gradients; at lr 8e-5 the
+# weights move up to 3.2e-4 in these 2 x 2 updates, so 1e-5 is 3 % of that.
+same=(actor_rollout_ref.actor.ppo_mini_batch_size=32 actor_rollout_ref.actor.ppo_epochs=2
+      actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16
+      trainer.total_training_steps=2 trainer.test_freq=2 trainer.save_freq=2 trainer.balance_batch=false
+      data.val_max_samples=32)
+for mode in k1 forward_kl_topk; do
+  loss=(distillation.distillation_loss.loss_mode=$mode distillation.distillation_loss.topk=4
+        distillation.distillation_loss.use_policy_gradient=$([ $mode = k1 ] && echo true || echo false))
+  out=$(distil "one_$mode" "${same[@]}" "${loss[@]}"); rc=$?
+  [ "$rc" -eq 0 ] || fail "1-rank $mode (exit $rc): $(tail -5 <<<"$out")"
+  out=$(VERL_FILE_LOGGER_PATH="$work/two_$mode.jsonl" OMP_NUM_THREADS=1 "$VERLPP" launch --nproc-per-node 2 ppo \
+        "${demo[@]}" "${same[@]}" "${loss[@]}" trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/two_$mode" 2>&1)
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "2-rank $mode (exit $rc): $(tail -5 <<<"$out")"
+  PYTHONPATH="$SRC/tests/e2e" python3 - "$work/one_$mode" "$work/two_$mode" "$mode" <<'PY' || fail "2-rank $mode differs from 1 rank"
+import sys
+from compare_runs import steps_of, tensors_of
+one, two, mode = sys.argv[1:4]
+a, b = steps_of(one + ".jsonl"), steps_of(two + ".jsonl")
+assert sorted(a) == sorted(b) == [0, 1, 2], (sorted(a), sorted(b))
+worst = 0.0
+for step in sorted(a):
+    keys = [k for k in a[step] if k.startswith(("actor/", "val-", "critic/score"))]
+    assert keys and (step == 0 or "actor/distillation/loss" in keys), (step, keys)
+    for k in keys:
+        d = abs(a[step][k] - b[step][k]) / max(1.0, abs(a[step][k]))
+        worst = max(worst, d)
+        assert d <= 1e-6, (step, k, a[step][k], b[step][k])
+wa = tensors_of(one + "/global_step_2/actor/huggingface/model.safetensors")
+wb = tensors_of(two + "/global_step_2/actor/huggingface/model.safetensors")
+ww = max(abs(x - y) for n in wa for x, y in zip(wa[n], wb[n]))
+assert ww <= 1e-5, ww
+print(f"{mode}: 2 ranks equal 1 rank, metrics within {worst:.2g} (relative), weights within {ww:.2g}")
+PY
 done
 
 # --- 2. The seed script with tiny Qwen3.5 models and GSM8K --------------------------------------
