@@ -499,10 +499,11 @@ def distillation_loss(D, m, cfg, agg_mode, info, old=None, lp=None):
     valid = m > 0
     metrics = {"distillation/loss_min": D.detach()[valid].min(),
                "distillation/loss_max": D.detach()[valid].max()}
+    # verl reports abs_loss, like loss_min and loss_max, before loss_max_clamp.
+    metrics["distillation/abs_loss"] = masked_mean(D.detach().abs(), m)
     c = cfg.get("loss_max_clamp")
     if c is not None:
         D = torch.clamp(D, -c, c)
-    metrics["distillation/abs_loss"] = masked_mean(D.detach().abs(), m)
     if cfg["use_policy_gradient"]:
         A = -D.detach()
         p = dict(DEFAULT_POLICY)
@@ -799,18 +800,24 @@ def section_distillation(I):
             loss, metrics = distillation_loss(D, m, cfg, agg, info, I["old_log_prob"], lp)
             cases.append({"config": cfg, "loss_agg_mode": agg, "global": info, "loss": loss,
                           "metrics": metrics, "grad_log_prob": grad_of(loss, lp)})
-    for temperature, min_clamp, clamp in [(1.0, None, None), (0.7, -2.5, 0.4), (1.3, -10.0, 10.0)]:
+    for temperature, min_clamp, clamp, pg in [(1.0, None, None, False), (0.7, -2.5, 0.4, False),
+                                              (1.3, -10.0, 10.0, False), (1.0, -10.0, 10.0, True)]:
         logits = I["student_logits"].clone().requires_grad_(True)
+        lp = I["log_prob"].clone().requires_grad_(True)
         D, tm = forward_kl_topk(logits, I["teacher_ids"], I["teacher_logprobs"], m, temperature,
                                 min_clamp)
-        cfg = {"loss_mode": "forward_kl_topk", "use_policy_gradient": False,
+        cfg = {"loss_mode": "forward_kl_topk", "use_policy_gradient": pg,
                "loss_max_clamp": clamp, "log_prob_min_clamp": min_clamp,
                "clip_ratio_low": 0.2, "clip_ratio_high": 0.2}
-        loss, metrics = distillation_loss(D, m, cfg, "token-mean", GLOBAL_INFOS[1])
+        loss, metrics = distillation_loss(D, m, cfg, "token-mean", GLOBAL_INFOS[1],
+                                          I["old_log_prob"], lp)
         metrics.update(tm)
+        grads = torch.autograd.grad(loss, [logits, lp], allow_unused=True)
+        grads = [g if g is not None else torch.zeros_like(x) for g, x in zip(grads, [logits, lp])]
         cases.append({"config": cfg, "temperature": temperature, "loss_agg_mode": "token-mean",
                       "global": GLOBAL_INFOS[1], "divergence": D, "loss": loss,
-                      "metrics": metrics, "grad_student_logits": grad_of(loss, logits)})
+                      "metrics": metrics, "grad_student_logits": grads[0],
+                      "grad_log_prob": grads[1]})
     return cases
 
 
@@ -841,6 +848,28 @@ def section_distillation_ppo(I):
         metrics["loss"] = total.detach()
         cases.append({"config": cfg, "loss_agg_mode": "token-mean", "global": info,
                       "loss": total, "metrics": metrics, "grad_log_prob": grad_of(total, lp)})
+    # forward_kl_topk (supervised) with the task rewards' PPO loss: gradients reach the logits
+    # through D and log_prob through the PPO loss.
+    lp = I["log_prob"].clone().requires_grad_(True)
+    logits = I["student_logits"].clone().requires_grad_(True)
+    info = GLOBAL_INFOS[1]
+    cfg = {"loss_mode": "forward_kl_topk", "use_policy_gradient": False, "loss_max_clamp": 0.4,
+           "log_prob_min_clamp": -2.5, "clip_ratio_low": 0.2, "clip_ratio_high": 0.2,
+           "use_task_rewards": True, "distillation_loss_coef": 0.7}
+    D, tm = forward_kl_topk(logits, I["teacher_ids"], I["teacher_logprobs"], m, 1.0, -2.5)
+    d_loss, metrics = distillation_loss(D, m, cfg, "token-mean", info)
+    metrics = dict(metrics)
+    metrics.update(tm)
+    p = dict(DEFAULT_POLICY)
+    p["loss_agg_mode"] = "token-mean"
+    ppo, pm = pl_vanilla(I["old_log_prob"], lp, I["advantages"], m, p, info)
+    metrics.update(pm)
+    metrics["pg_loss"] = ppo.detach()
+    total = ppo + 0.7 * d_loss
+    metrics["loss"] = total.detach()
+    g_logits, g_lp = torch.autograd.grad(total, [logits, lp])
+    cases.append({"config": cfg, "loss_agg_mode": "token-mean", "global": info, "loss": total,
+                  "metrics": metrics, "grad_log_prob": g_lp, "grad_student_logits": g_logits})
     return cases
 
 

@@ -4,6 +4,7 @@
 #  2. builds verlpp_algo_tests against PyTorch's LibTorch (CUDA) and runs them on that fresh
 #     fixture, on the CPU and on CUDA.
 set -euo pipefail
+source tools/gpu/gpu_env.sh
 python3 -c 'import torch; print("torch", torch.__version__)'
 python3 tools/make_algo_fixture.py --out "$OUT/algo"
 cp "$OUT/algo/algo_fixture.json" tests/fixtures/algo/algo_fixture.json

@@ -133,6 +133,8 @@ DistillationLossResult distillation_loss(const at::Tensor& divergence,
   const auto [lo, hi] = masked_extrema(divergence, response_mask);
   result.metrics["distillation/loss_min"] = lo;
   result.metrics["distillation/loss_max"] = hi;
+  result.metrics["distillation/abs_loss"] =
+      masked_mean(divergence.detach().abs(), response_mask).item<double>();
   at::Tensor d = divergence;
   if (config.loss_max_clamp) {
     if (!(*config.loss_max_clamp > 0)) {
@@ -140,8 +142,6 @@ DistillationLossResult distillation_loss(const at::Tensor& divergence,
     }
     d = at::clamp(d, -*config.loss_max_clamp, *config.loss_max_clamp);
   }
-  result.metrics["distillation/abs_loss"] =
-      masked_mean(d.detach().abs(), response_mask).item<double>();
   if (config.use_policy_gradient) {
     if (!log_prob.defined() || !old_log_prob.defined()) {
       throw Error(fn + ": use_policy_gradient needs the student's log_prob and old_log_prob");

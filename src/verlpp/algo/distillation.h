@@ -3,7 +3,7 @@
 // selected by distillation.distillation_loss.loss_mode.
 //
 // Per response token a divergence D between student and teacher is computed, then
-//   loss_max_clamp (if set): D = clamp(D, -c, c)   (metrics loss_min/loss_max are taken before)
+//   loss_max_clamp (if set): D = clamp(D, -c, c)   (metrics loss_min/loss_max/abs_loss before)
 //   use_policy_gradient:    advantages A = -sg(D); loss = vanilla PPO clip (policy_loss.h) with
 //                           old_log_prob, the distillation clip ratios and clip_ratio_c; its
 //                           metrics renamed distillation/pg_clipfrac, distillation/ppo_kl,
@@ -82,8 +82,8 @@ TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
 struct DistillationLossResult {
   at::Tensor loss;  // 0-dim
   // distillation/loss, distillation/loss_min, distillation/loss_max, distillation/abs_loss
-  // (masked mean of |D| after loss_max_clamp) and, with use_policy_gradient, the renamed PPO
-  // metrics.
+  // (masked mean of |D|; all three taken before loss_max_clamp, as verl) and, with
+  // use_policy_gradient, the renamed PPO metrics.
   Metrics metrics;
 };
 

@@ -269,6 +269,13 @@ TEST_P(AlgoFixture, KlControllerAndKlInReward) {
   }
 }
 
+// A leaf's gradient against the fixture's; a leaf the loss does not reach must have expected zeros.
+void expect_grad(const at::Tensor& leaf_tensor, const json& expected, const std::string& what) {
+  const at::Tensor want = tensor(expected);
+  const at::Tensor got = leaf_tensor.grad().defined() ? leaf_tensor.grad() : at::zeros_like(want);
+  expect_near(got, want, kTol, what);
+}
+
 DistillationLossConfig distillation_config(const json& j) {
   DistillationLossConfig c;
   c.loss_mode = j.at("loss_mode");
@@ -290,16 +297,19 @@ TEST_P(AlgoFixture, DistillationLosses) {
     const std::string what = "distillation " + c.at("config").dump() + " " + agg;
     if (config.loss_mode == "forward_kl_topk") {
       at::Tensor logits = leaf("student_logits");
+      at::Tensor lp = leaf("log_prob");
       const auto d =
           forward_kl_topk(logits, input("teacher_ids", at::kLong), input("teacher_logprobs"),
                           mask(), c.at("temperature"), config.log_prob_min_clamp);
       expect_near(d.divergence, tensor(c.at("divergence")), kTol, what + " D");
-      auto r = distillation_loss(d.divergence, mask(), config, agg, info);
+      auto r =
+          distillation_loss(d.divergence, mask(), config, agg, info, lp, input("old_log_prob"));
       r.metrics.insert(d.metrics.begin(), d.metrics.end());
       expect_scalar(r.loss, c.at("loss"), what);
       expect_metrics(r.metrics, c.at("metrics"), what);
       r.loss.backward();
-      expect_near(logits.grad(), tensor(c.at("grad_student_logits")), kTol, what + " grad");
+      expect_grad(logits, c.at("grad_student_logits"), what + " logits grad");
+      expect_grad(lp, c.at("grad_log_prob"), what + " log_prob grad");
     } else {
       at::Tensor lp = leaf("log_prob");
       const auto r = distillation_loss_from_log_probs(lp, input("teacher_token_log_prob"), mask(),
@@ -323,17 +333,32 @@ TEST_P(AlgoFixture, DistillationCombinedWithPpoLoss) {
     ActorLossConfig actor;
     actor.policy.loss_agg_mode = c.at("loss_agg_mode");
     at::Tensor lp = leaf("log_prob");
+    at::Tensor logits = leaf("student_logits");
     ActorLossInputs in;
     in.policy.log_prob = lp;
     in.policy.old_log_prob = input("old_log_prob");
     in.policy.advantages = input("advantages");
     in.policy.response_mask = mask();
-    const at::Tensor d = kl_penalty(lp, input("teacher_token_log_prob"), config.loss_mode);
-    const auto r = distillation_ppo_loss(in, d, actor, config, info);
+    at::Tensor d;
+    Metrics topk_metrics;
+    if (distillation_uses_topk(config.loss_mode)) {
+      TopkDivergence t =
+          forward_kl_topk(logits, input("teacher_ids", at::kLong), input("teacher_logprobs"),
+                          mask(), 1.0, config.log_prob_min_clamp);
+      d = t.divergence;
+      topk_metrics = t.metrics;
+    } else {
+      d = kl_penalty(lp, input("teacher_token_log_prob"), config.loss_mode);
+    }
+    auto r = distillation_ppo_loss(in, d, actor, config, info);
+    r.metrics.insert(topk_metrics.begin(), topk_metrics.end());
     expect_scalar(r.loss, c.at("loss"), what);
     expect_metrics(r.metrics, c.at("metrics"), what);
     r.loss.backward();
     expect_near(lp.grad(), tensor(c.at("grad_log_prob")), kTol, what + " grad");
+    if (c.contains("grad_student_logits")) {
+      expect_grad(logits, c.at("grad_student_logits"), what + " logits grad");
+    }
   }
 }
 
