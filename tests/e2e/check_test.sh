@@ -39,6 +39,10 @@ FIRST_LAYER=4 run examples/run_qwen3_235b_256k_megatron_npu.sh
 expect_rc 1 "seed 002 with 4 first-stage layers"
 expect_has "94 layers − first stage 4 − last stage 5 = 85 left-over layers over pp 16 − 2 = 14 left-over stages" \
   "seed 002 with 4 first-stage layers"
+FIRST_LAYER=0 run examples/run_qwen3_235b_256k_megatron_npu.sh
+expect_rc 1 "seed 002 with an empty first stage"
+expect_has "num_layers_in_first_pipeline_stage: the first pipeline stage needs at least one layer, got 0" \
+  "seed 002 with an empty first stage"
 unset MODEL_PATH
 
 # Seed 003: on-policy distillation, 8 student GPUs + 8 teacher GPUs.
@@ -53,6 +57,29 @@ STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh \
   distillation.teacher_models.teacher_model.inference.max_model_len=3000
 expect_rc 1 "seed 003 short teacher context"
 expect_has "prompt 1024 + response 2048 + 1 = 3073 tokens but max_model_len is 3000" "seed 003 short teacher context"
+
+# Distillation values the losses cannot use: each an error with its key.
+L=distillation.distillation_loss
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh $L.loss_max_clamp=-1 \
+  $L.log_prob_min_clamp=5 $L.distillation_loss_coef=nan $L.clip_ratio_low=-0.5 \
+  distillation.teacher_models.teacher_model.inference.max_num_batched_tokens=0
+expect_rc 1 "seed 003 with unusable distillation values"
+expect_has "$L.loss_max_clamp: must be > 0, got -1" "loss_max_clamp"
+expect_has "$L.log_prob_min_clamp: is a log-probability floor and must be <= 0, got 5" "log_prob_min_clamp"
+expect_has "$L.distillation_loss_coef: must be finite and >= 0, got nan" "distillation_loss_coef"
+expect_has "$L.clip_ratio_low: must be finite and >= 0, got -0.5" "clip_ratio_low"
+expect_has "inference.max_num_batched_tokens: must be >= 1, got 0" "max_num_batched_tokens"
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh $L.loss_mode=forward_kl_topk \
+  $L.use_policy_gradient=False $L.topk=0
+expect_rc 1 "seed 003 forward_kl_topk with topk 0"
+expect_has "$L.topk: forward_kl_topk needs topk >= 1, got 0" "topk 0"
+# A teacher of another vocabulary (Qwen3's 151,936 against Qwen3.5's 248,320) is an error; an
+# unreadable teacher a notice.
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b TEACHER_MODEL=$FIXTURES/qwen3-0.6b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 1 "seed 003 with a Qwen3 teacher"
+expect_has "the teacher's vocabulary has 151936 tokens but the student's has 248320" "teacher vocabulary"
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_has "teacher not checked: Qwen/Qwen3.5-35B-A3B/config.json is not readable" "teacher not found"
 
 # Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.
 MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b run examples/run_qwen3_5_35b_fsdp_turbo.sh

@@ -179,7 +179,8 @@ bad() {  # bad WHAT EXPECTED overrides...
   shift 2
   out=$(VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/student" TEACHER_MODEL="$work/teacher" \
         TRAIN_FILE="$work/gsm8k/train.jsonl" VAL_FILE="$work/gsm8k/test.jsonl" NGPUS_PER_NODE=1 \
-        TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" "$@" 2>&1)
+        TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" \
+        "trainer.logger=[console]" "$@" 2>&1)
   rc=$?
   [ "$rc" -eq 1 ] && grep -qF -- "$expected" <<<"$out" || fail "$what (exit $rc): $(tail -4 <<<"$out")"
 }
@@ -192,6 +193,28 @@ bad "topk above the vocabulary" "distillation.distillation_loss.topk: 200000 mus
 bad "unknown loss_mode" "distillation.distillation_loss.loss_mode" distillation.distillation_loss.loss_mode=k9
 bad "k1 without policy gradient" "loss_mode k1 without the policy-gradient form" \
   distillation.distillation_loss.use_policy_gradient=False
+
+# Keyed teachers (+teacher_models.<name>.{key,model_path,num_replicas}; the other keys come from the
+# teacher_model entry): routed by data_source; a row whose data_source matches no key is an error
+# in training, and validation leaves such rows out of the reverse KL.
+keyed() {  # keyed NAME KEY: a keyed teacher entry
+  echo "+distillation.teacher_models.$1.key=$2" "+distillation.teacher_models.$1.model_path=$work/teacher" \
+    "+distillation.teacher_models.$1.num_replicas=1"
+}
+out=$(VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/student" TEACHER_MODEL="$work/teacher" \
+      TRAIN_FILE="$work/gsm8k/train.jsonl" VAL_FILE="$work/gsm8k/test.jsonl" NGPUS_PER_NODE=1 \
+      TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" \
+      "trainer.logger=[console]" trainer.default_local_dir="$work/keyed" $(keyed gsm openai/gsm8k) 2>&1)
+[ $? -eq 0 ] || fail "a keyed teacher matching data_source: $(tail -4 <<<"$out")"
+bad "a keyed teacher matching no row" "has data_source 'openai/gsm8k', which matches no teacher key (other/data)" \
+  $(keyed other other/data) trainer.val_before_train=false trainer.default_local_dir="$work/keyed_bad"
+out=$(VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/student" TEACHER_MODEL="$work/teacher" \
+      TRAIN_FILE="$work/gsm8k/train.jsonl" VAL_FILE="$work/gsm8k/test.jsonl" NGPUS_PER_NODE=1 \
+      TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" \
+      "trainer.logger=[console]" trainer.default_local_dir="$work/valonly" $(keyed other other/data) trainer.val_only=true \
+      trainer.val_before_train=true 2>&1)
+[ $? -eq 0 ] && ! grep -qF "distillation/reverse_kl" <<<"$out" ||
+  fail "validation rows without a teacher: $(tail -4 <<<"$out")"
 
 [ "$failures" -eq 0 ] && echo "distill_test: all passed" || echo "distill_test: $failures failure(s)"
 exit $((failures > 0))

@@ -74,6 +74,20 @@ for f in global_step_1/actor/huggingface/model.safetensors global_step_2/actor/h
 done
 ls -a "$work/ckpt" | grep -q '^\.tmp_' && fail "a temporary checkpoint folder was left behind"
 
+# training/epoch is the epoch of the step's batch: 4 rows in batches of 2 give epochs 0, 0, 1.
+out=$(ppo "$work/epochs.jsonl" "$work/cepochs" trainer.total_training_steps=3 data.train_max_samples=4 \
+      trainer.save_freq=-1 trainer.test_freq=-1 trainer.val_before_train=false) ||
+  fail "epochs run: $(tail -5 <<<"$out")"
+python3 - "$work/epochs.jsonl" <<'PY' || fail "training/epoch is not the epoch of the step's batch"
+import json, sys
+epochs = {}
+for line in open(sys.argv[1]):
+    record = json.loads(line)
+    if "training/epoch" in record["data"]:
+        epochs[record["step"]] = record["data"]["training/epoch"]
+assert epochs == {1: 0, 2: 0, 3: 1}, epochs
+PY
+
 # 2. Resume equality: 4 steps straight == 2 steps, then resume_mode=auto for steps 3 and 4.
 run4=(trainer.save_freq=2 trainer.test_freq=2 trainer.val_before_train=false)
 out=$(ppo "$work/straight.jsonl" "$work/c4" trainer.total_training_steps=4 "${run4[@]}") ||

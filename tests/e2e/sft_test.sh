@@ -89,6 +89,8 @@ out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
   fail "export of a non-checkpoint folder (exit $rc): $out"
 
 # Bad input.
+out=$("$VERLPP" sft "${sft[@]}" "optim.betas=[]" trainer.default_local_dir=betas 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "optim.betas: expected two values in [0, 1)" <<<"$out" || fail "empty betas (exit $rc): $out"
 out=$("$VERLPP" sft "${sft[@]}" data.truncation=middle data.train_batch_size=0 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "data.truncation: unknown value 'middle'" <<<"$out" &&
   grep -qF "data.train_batch_size: must be at least 1, got 0" <<<"$out" || fail "invalid values (exit $rc): $out"

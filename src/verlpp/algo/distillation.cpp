@@ -108,9 +108,13 @@ TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
   }
   const at::Tensor divergence = at::clamp_min((log_p.exp() * (log_p - log_q)).sum(-1), 0.0);
 
+  // |teacher top-k ∩ student top-k| / k by a sorted search (O(k) memory per token; an all-pairs
+  // comparison would need k² and k may be the whole vocabulary). Top-k ids are distinct.
   const int64_t k = teacher_ids.size(-1);
-  const at::Tensor shared =
-      (teacher_ids.unsqueeze(-1) == student_top_ids.to(teacher_ids.device()).unsqueeze(-2)).any(-1);
+  const at::Tensor sorted = std::get<0>(at::sort(student_top_ids.to(teacher_ids.device()), -1));
+  const at::Tensor at_or_after =
+      at::searchsorted(sorted, teacher_ids.contiguous()).clamp_max(k - 1);
+  const at::Tensor shared = sorted.gather(-1, at_or_after) == teacher_ids;
   const at::Tensor overlap = shared.to(dtype).sum(-1) / static_cast<double>(k);
 
   TopkDivergence result{divergence, {}};

@@ -5,18 +5,13 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
 #include "verlpp/config/validate.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
 namespace {
-
-std::string expand_home(const std::string& path) {
-  const char* home = std::getenv("HOME");
-  if (path.starts_with("~/") && home != nullptr) return std::string(home) + path.substr(1);
-  return path;
-}
 
 std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
   std::string out = fmt::format(

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <set>
 
+#include "verlpp/config/home_path.h"
+
 namespace verlpp::config {
 namespace {
 
@@ -94,6 +96,14 @@ std::vector<std::int64_t> plan_stages(const MegatronConfig& m, const MegatronLay
                             std::gcd(layers / pp, layout.vpp)));
     }
     return std::vector<std::int64_t>(static_cast<std::size_t>(pp), layers / pp);
+  }
+  for (const auto& [value, name] : {std::pair{first, "first"}, std::pair{last, "last"}}) {
+    if (value && *value <= 0) {
+      add_error(out, fmt::format("{}.num_layers_in_{}_pipeline_stage", key, name),
+                fmt::format("the {} pipeline stage needs at least one layer, got {}", name, *value),
+                "remove it (an even split) or set it to a positive layer count");
+      return {};
+    }
   }
   const std::int64_t f = first.value_or(0), l = last.value_or(0);
   const std::int64_t middle = pp - (first ? 1 : 0) - (last ? 1 : 0);
@@ -293,6 +303,28 @@ InferenceLayout plan_inference(const std::string& name, const std::string& secti
   return layout;
 }
 
+// The teacher's config.json against the student's: a vocabulary of another size is an error (the
+// losses compare the two models token by token); an unreadable teacher is a notice, like an
+// unreadable student (check judges a launch script for another machine).
+void check_teacher_model(const std::string& section, const std::string& path,
+                         const std::optional<model::ModelShape>& student, Findings& out) {
+  std::string why_not;
+  const std::optional<model::ModelShape> teacher = model::read_model_shape(path, why_not);
+  if (!teacher) {
+    add_notice(out, section + ".model_path", "teacher not checked: " + why_not,
+               "`verlpp ppo` needs it there");
+    return;
+  }
+  if (student && student->vocab_size && teacher->vocab_size &&
+      *student->vocab_size != *teacher->vocab_size) {
+    add_error(out, section + ".model_path",
+              fmt::format("the teacher's vocabulary has {} tokens but the student's has {}; the "
+                          "models must share a tokenizer",
+                          *teacher->vocab_size, *student->vocab_size),
+              "a teacher of the student's tokenizer");
+  }
+}
+
 void plan_teachers(const Config& config, Layout& layout, Findings& out) {
   const DistillationConfig& d = config.distillation;
   const std::int64_t pool = d.n_gpus_per_node * d.nnodes;
@@ -336,6 +368,7 @@ void plan_teachers(const Config& config, Layout& layout, Findings& out) {
         add_error(out, section + ".model_path", "the teacher model path is not set",
                   section + ".model_path=<teacher model>");
     }
+    if (t.model_path) check_teacher_model(section, expand_home(*t.model_path), layout.model, out);
     const std::int64_t needed = inf.prompt_length + inf.response_length + 1;
     if (inf.max_model_len && needed > *inf.max_model_len) {
       add_error(

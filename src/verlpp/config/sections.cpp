@@ -278,29 +278,30 @@ RewardModelPoolConfig bind_reward_model(const Section& s) {
   return r;
 }
 
-TeacherModelConfig bind_teacher(const Section& s) {
+// `defaults`: the values of inference keys the entry does not give (a +teacher_models.<name> entry
+// inherits the teacher_model entry's, which holds teacher_model.yaml's defaults).
+TeacherModelConfig bind_teacher(const Section& s, const TeacherInferenceConfig& defaults) {
   TeacherModelConfig t;
   t.key = s.opt_string("key");
   t.model_path = s.opt_string("model_path");
-  t.num_replicas = s.integer("num_replicas");
+  if (s.has("num_replicas")) t.num_replicas = s.integer("num_replicas");
+  t.inference = defaults;
+  if (!s.has("inference")) return t;
   const Section inference = s.child("inference");
-  t.inference.name = inference.string("name");
-  if (inference.has("dtype")) t.inference.dtype = inference.opt_string("dtype").value_or("");
-  t.inference.tensor_model_parallel_size = inference.integer("tensor_model_parallel_size");
-  if (inference.has("data_parallel_size"))
-    t.inference.data_parallel_size = inference.integer("data_parallel_size");
-  if (inference.has("pipeline_model_parallel_size")) {
-    t.inference.pipeline_model_parallel_size = inference.integer("pipeline_model_parallel_size");
+  TeacherInferenceConfig& i = t.inference;
+  if (inference.has("name")) i.name = inference.string("name");
+  if (inference.has("dtype")) i.dtype = inference.opt_string("dtype").value_or("");
+  for (const auto& [field, value] :
+       {std::pair{"tensor_model_parallel_size", &i.tensor_model_parallel_size},
+        std::pair{"data_parallel_size", &i.data_parallel_size},
+        std::pair{"pipeline_model_parallel_size", &i.pipeline_model_parallel_size},
+        std::pair{"expert_parallel_size", &i.expert_parallel_size},
+        std::pair{"prompt_length", &i.prompt_length},
+        std::pair{"response_length", &i.response_length},
+        std::pair{"max_num_batched_tokens", &i.max_num_batched_tokens}}) {
+    if (inference.has(field)) *value = inference.integer(field);
   }
-  if (inference.has("expert_parallel_size")) {
-    t.inference.expert_parallel_size = inference.integer("expert_parallel_size");
-  }
-  t.inference.prompt_length = inference.integer("prompt_length");
-  t.inference.response_length = inference.integer("response_length");
-  t.inference.max_model_len = inference.opt_integer("max_model_len");
-  if (inference.has("max_num_batched_tokens")) {
-    t.inference.max_num_batched_tokens = inference.integer("max_num_batched_tokens");
-  }
+  if (inference.has("max_model_len")) i.max_model_len = inference.opt_integer("max_model_len");
   return t;
 }
 
@@ -311,8 +312,14 @@ DistillationConfig bind_distillation(const Section& s) {
   d.nnodes = s.integer("nnodes");
   d.teacher_key = s.string("teacher_key");
   const Section teachers = s.child("teacher_models");
+  TeacherInferenceConfig defaults;
+  if (teachers.has("teacher_model")) {
+    d.teacher_models["teacher_model"] = bind_teacher(teachers.child("teacher_model"), defaults);
+    defaults = d.teacher_models["teacher_model"].inference;
+  }
   for (const auto& [name, node] : teachers.node().entries()) {
-    d.teacher_models[name] = bind_teacher(teachers.child(name));
+    if (name != "teacher_model")
+      d.teacher_models[name] = bind_teacher(teachers.child(name), defaults);
   }
   const Section loss = s.child("distillation_loss");
   d.distillation_loss.loss_mode = loss.string("loss_mode");

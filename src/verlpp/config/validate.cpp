@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace verlpp::config {
 namespace {
@@ -315,6 +316,48 @@ void check_algorithm(const Config& c, Findings& out) {
   }
 }
 
+// Values the distillation losses cannot use (verl's dataclasses do not check them; they train on
+// NaN or learn nothing). Each with its key and verl's default as the fix.
+void check_distillation_numbers(const DistillationConfig& config, Findings& out) {
+  const DistillationLossConfig& d = config.distillation_loss;
+  const std::string key = "distillation.distillation_loss.";
+  if (d.loss_max_clamp && !(*d.loss_max_clamp > 0)) {
+    add_error(out, key + "loss_max_clamp", fmt::format("must be > 0, got {}", *d.loss_max_clamp),
+              key + "loss_max_clamp=10.0");
+  }
+  if (d.log_prob_min_clamp && !(*d.log_prob_min_clamp <= 0)) {
+    add_error(
+        out, key + "log_prob_min_clamp",
+        fmt::format("is a log-probability floor and must be <= 0, got {}", *d.log_prob_min_clamp),
+        key + "log_prob_min_clamp=-10.0");
+  }
+  if (!std::isfinite(d.distillation_loss_coef) || d.distillation_loss_coef < 0) {
+    add_error(out, key + "distillation_loss_coef",
+              fmt::format("must be finite and >= 0, got {}", d.distillation_loss_coef),
+              key + "distillation_loss_coef=1.0");
+  }
+  for (const auto& [value, name] : {std::pair{std::optional<double>(d.clip_ratio), "clip_ratio"},
+                                    std::pair{d.clip_ratio_low, "clip_ratio_low"},
+                                    std::pair{d.clip_ratio_high, "clip_ratio_high"}}) {
+    if (value && !(std::isfinite(*value) && *value >= 0)) {
+      add_error(out, key + name, fmt::format("must be finite and >= 0, got {}", *value),
+                key + name + "=0.2");
+    }
+  }
+  if (d.loss_mode == "forward_kl_topk" && d.topk < 1) {
+    add_error(out, key + "topk", fmt::format("forward_kl_topk needs topk >= 1, got {}", d.topk),
+              key + "topk=32");
+  }
+  for (const auto& [name, teacher] : config.teacher_models) {
+    const std::int64_t tokens = teacher.inference.max_num_batched_tokens;
+    if (tokens < 1) {
+      const std::string field =
+          "distillation.teacher_models." + name + ".inference.max_num_batched_tokens";
+      add_error(out, field, fmt::format("must be >= 1, got {}", tokens), field + "=8192");
+    }
+  }
+}
+
 void check_distillation(const Config& c, Findings& out) {
   const DistillationLossConfig& d = c.distillation.distillation_loss;
   const std::string key = "distillation.distillation_loss";
@@ -334,6 +377,7 @@ void check_distillation(const Config& c, Findings& out) {
     add_notice(out, key + ".use_policy_gradient",
                "forward_kl_topk with the policy-gradient form (verl warns)");
   }
+  check_distillation_numbers(c.distillation, out);
 }
 
 void check_engine_choice(const Config& c, Findings& out) {

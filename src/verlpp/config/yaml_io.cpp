@@ -12,7 +12,9 @@
 namespace verlpp::config {
 namespace {
 
-Node from_yaml(const YAML::Node& yaml) {
+// `source` names the text in errors. A key given twice in one mapping is an error (OmegaConf
+// refuses it too; yaml-cpp would keep one of them silently).
+Node from_yaml(const YAML::Node& yaml, const std::string& source) {
   switch (yaml.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -22,13 +24,19 @@ Node from_yaml(const YAML::Node& yaml) {
       return plain_scalar(yaml.Scalar());
     case YAML::NodeType::Sequence: {
       NodeList items;
-      for (const auto& item : yaml) items.push_back(from_yaml(item));
+      for (const auto& item : yaml) items.push_back(from_yaml(item, source));
       return Node::list(std::move(items));
     }
     case YAML::NodeType::Map: {
       Node map = Node::map();
-      for (const auto& entry : yaml)
-        map.set(entry.first.as<std::string>(), from_yaml(entry.second));
+      for (const auto& entry : yaml) {
+        const std::string key = entry.first.as<std::string>();
+        if (map.find(key) != nullptr) {
+          throw Error(fmt::format("{}:{}:{}: duplicate key '{}' in a mapping", source,
+                                  entry.first.Mark().line + 1, entry.first.Mark().column + 1, key));
+        }
+        map.set(key, from_yaml(entry.second, source));
+      }
       return map;
     }
   }
@@ -127,7 +135,7 @@ void emit(const Node& node, int indent, std::ostringstream& out) {
 
 Node parse_yaml(const std::string& text, const std::string& source) {
   try {
-    return from_yaml(YAML::Load(text));
+    return from_yaml(YAML::Load(text), source);
   } catch (const YAML::Exception& e) {
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                 std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);

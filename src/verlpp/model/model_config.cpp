@@ -447,12 +447,16 @@ ModelConfig parse_model_config(const nlohmann::json& top, const std::string& sou
 ModelConfig load_model_config(const std::string& path) {
   std::filesystem::path file(path);
   if (std::filesystem::is_directory(file)) file /= "config.json";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) {
+    throw Error(file.string() + ": cannot open model config (not a file)");
+  }
   std::ifstream in(file);
   if (!in) throw Error(file.string() + ": cannot open model config");
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {
     throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
   }
   return parse_model_config(j, file.string());
@@ -599,6 +603,7 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
       if (t == "linear_attention" || t == "mamba" || t == "conv") ++shape.linear_attention_layers;
     }
   }
+  shape.vocab_size = integer_field(text, top, "vocab_size");
   shape.linear_num_key_heads = integer_field(text, top, "linear_num_key_heads").value_or(0);
   shape.linear_num_value_heads = integer_field(text, top, "linear_num_value_heads").value_or(0);
   for (const json* object : {&text, &top}) {

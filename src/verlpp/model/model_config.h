@@ -139,6 +139,7 @@ struct ModelShape {
   std::string architecture;  // architectures[0], or model_type
   int64_t num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0;
   std::optional<int64_t> num_experts;  // num_experts / num_local_experts / n_routed_experts
+  std::optional<int64_t> vocab_size;
   // Hybrid models (Qwen3.5): linear-attention layers among num_hidden_layers (from layer_types),
   // and the Gated DeltaNet head counts; 0 otherwise.
   int64_t linear_attention_layers = 0;

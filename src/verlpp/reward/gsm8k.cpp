@@ -105,7 +105,10 @@ std::optional<std::string> corrected_extract(std::string_view response, Gsm8kMet
          pos = response.find("####", pos + 4)) {
       std::size_t after = pos + 4;
       while (after < response.size() && response[after] == '#') ++after;
-      if (auto number = number_after_marker(response, after)) last = std::move(number);
+      // verl's format is "#### " + the answer: no whitespace after the marker, no answer.
+      if (after < response.size() && is_space(response[after])) {
+        if (auto number = number_after_marker(response, after)) last = std::move(number);
+      }
       pos = after - 4;
     }
     return last;

@@ -11,7 +11,8 @@
 //
 // verlpp's default extraction fixes these:
 //   * the whole response is searched;
-//   * strict: the last "####" followed by optional whitespace, an optional "$" and a number
+//   * strict: the last "####" followed by whitespace (verl's format: "####42" has no answer), an
+//     optional "$" and a number
 //     (optional "-" before or after the "$", then digits, "." and ","), containing at least one
 //     digit;
 //   * flexible: the last number (optional "-", digits, "." and ",") containing a digit;

@@ -40,10 +40,13 @@ std::vector<std::pair<std::int64_t, fs::path>> list_checkpoints(const fs::path& 
   return found;
 }
 
-void prune(const fs::path& dir, std::optional<std::int64_t> max_to_keep) {
+// Removes the oldest global_step_* folders other than `saved` (the checkpoint just written, never
+// removed, whatever steps the folder holds) until max_to_keep remain.
+void prune(const fs::path& dir, std::optional<std::int64_t> max_to_keep, const fs::path& saved) {
   if (!max_to_keep || *max_to_keep <= 0) return;
   auto found = list_checkpoints(dir);
-  const auto excess = static_cast<std::int64_t>(found.size()) - *max_to_keep;
+  std::erase_if(found, [&](const auto& entry) { return entry.second == saved; });
+  const auto excess = static_cast<std::int64_t>(found.size()) + 1 - *max_to_keep;
   // The error_code overload: PyTorch 2.11's libtorch.so exports a std::filesystem::remove_all(path)
   // that crashes when it is bound instead of libstdc++'s (seen on the GPU machine).
   for (std::int64_t i = 0; i < excess; ++i) {
@@ -153,7 +156,7 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   committed_ = true;
   write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
   fs::remove_all(replaced, error);
-  prune(dir_, max_to_keep);
+  prune(dir_, max_to_keep, target);
   return target;
 }
 

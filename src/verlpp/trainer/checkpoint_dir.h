@@ -45,7 +45,8 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
 
 // Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
 // moves it to global_step_N (replacing an older folder of that step), updates the tracker, and
-// removes the oldest global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all).
+// removes the oldest other global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all;
+// the folder just committed is never removed, even when the folder holds later steps).
 // A CheckpointWriter destroyed without commit() removes its temporary folder. The tracker file is
 // written with verlpp::write_file_atomically (core/atomic_file.h).
 class CheckpointWriter {

@@ -2,6 +2,7 @@
 
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::trainer {
@@ -20,26 +21,6 @@ engine::MicroBatching micro(bool dynamic, std::optional<std::int64_t> max_tokens
 }
 
 }  // namespace
-
-engine::AdamWConfig adamw_config(const config::OptimConfig& optim, const std::string& key) {
-  engine::AdamWConfig out;
-  out.schedule.lr = optim.lr;
-  out.schedule.lr_scheduler_type = optim.warmup_style.value_or(
-      optim.lr_scheduler_type.empty() ? "constant" : optim.lr_scheduler_type);
-  out.schedule.lr_warmup_steps = optim.lr_warmup_steps;
-  out.schedule.lr_warmup_steps_ratio = optim.lr_warmup_steps_ratio;
-  out.schedule.min_lr_ratio = optim.min_lr_ratio;
-  out.schedule.num_cycles = optim.num_cycles;
-  out.schedule.zero_indexed_step = optim.zero_indexed_step;
-  out.weight_decay = optim.weight_decay;
-  out.clip_grad = optim.clip_grad;
-  if (!optim.betas.empty()) {
-    if (optim.betas.size() != 2) throw Error(key + ".betas: expected two numbers");
-    out.beta1 = optim.betas[0];
-    out.beta2 = optim.betas[1];
-  }
-  return out;
-}
 
 engine::ActorSettings actor_settings(const config::Config& config) {
   const config::ActorConfig& a = config.actor;
@@ -94,6 +75,11 @@ algo::DistillationLossConfig distillation_loss_config(const config::Distillation
   out.clip_ratio_low = c.clip_ratio_low;
   out.clip_ratio_high = c.clip_ratio_high;
   algo::validate_distillation_loss_config(out);
+  if (algo::distillation_uses_topk(out.loss_mode) && out.use_policy_gradient) {
+    log_warning(
+        "distillation: forward_kl_topk with use_policy_gradient=True trains on A = -D through the "
+        "PPO clip, which does not use the teacher's top-k distribution beyond D (verl warns too)");
+  }
   return out;
 }
 

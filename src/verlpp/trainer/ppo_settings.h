@@ -13,13 +13,9 @@
 #include "verlpp/engine/actor.h"
 #include "verlpp/engine/critic.h"
 #include "verlpp/engine/optimizer.h"
+#include "verlpp/trainer/adamw_settings.h"
 
 namespace verlpp::trainer {
-
-// optim.{lr, weight_decay, betas, clip_grad, lr_warmup_steps(_ratio), lr_scheduler_type (or the
-// deprecated warmup_style), min_lr_ratio, num_cycles, zero_indexed_step}. Throws verlpp::Error
-// naming `key` when betas is not a pair.
-engine::AdamWConfig adamw_config(const config::OptimConfig& optim, const std::string& key);
 
 // actor.*, rollout.{temperature, n, log_prob_*} and model.use_remove_padding.
 engine::ActorSettings actor_settings(const config::Config& config);

@@ -41,8 +41,8 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   const config::TrainerConfig& t = ctx.config.trainer;
   const auto start = std::chrono::steady_clock::now();
   PhaseTimer timer(ctx.device);
-  const std::int64_t epoch = ctx.loader->epoch();
   const std::vector<std::int64_t> rows = ctx.loader->next();
+  const std::int64_t epoch = ctx.loader->epoch();  // after next(): the epoch these rows are from
   StepOutput out = train_step(ctx, step, rows, timer);
   if (every(t.save_freq, step, last) || stopping) {
     const auto folder =

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -52,8 +53,9 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
     sample.data_source = source.is_string() ? source.get<std::string>() : source.dump();
     sample.uid = batch.non_tensor("uid")[k].get<std::string>();
     sample.values["reward"] = totals[i].item<double>();
-    if (reverse_kl.defined())
+    if (reverse_kl.defined() && !std::isnan(reverse_kl[i].item<double>())) {
       sample.values["distillation/reverse_kl"] = reverse_kl[i].item<double>();
+    }
     for (const auto& [name, values] : rewards.extra) sample.values[name] = values[k];
     sample.pred = rewards.extracted[k];
     samples.push_back(std::move(sample));

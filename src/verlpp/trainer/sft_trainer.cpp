@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "verlpp/config/home_path.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
@@ -18,6 +19,7 @@
 #include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/trainer/adamw_settings.h"
 #include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/placement.h"
@@ -32,32 +34,10 @@ namespace {
 namespace fs = std::filesystem;
 using Batch = std::vector<const data::SftExample*>;
 
-std::string expand_home(const std::string& path) {
-  const char* home = std::getenv("HOME");
-  if (path.starts_with("~/") && home != nullptr) return std::string(home) + path.substr(1);
-  return path;
-}
-
 std::vector<std::string> expand_all(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
-  for (const auto& path : paths) out.push_back(expand_home(path));
+  for (const auto& path : paths) out.push_back(config::expand_home(path));
   return out;
-}
-
-engine::AdamWConfig adamw_config(const config::OptimConfig& o) {
-  engine::AdamWConfig a;
-  a.schedule.lr = o.lr;
-  a.schedule.lr_scheduler_type = o.warmup_style.value_or(o.lr_scheduler_type);
-  a.schedule.lr_warmup_steps = o.lr_warmup_steps;
-  a.schedule.lr_warmup_steps_ratio = o.lr_warmup_steps_ratio;
-  a.schedule.min_lr_ratio = o.min_lr_ratio;
-  a.schedule.num_cycles = o.num_cycles;
-  a.schedule.zero_indexed_step = o.zero_indexed_step;
-  a.weight_decay = o.weight_decay;
-  a.beta1 = o.betas.at(0);
-  a.beta2 = o.betas.at(1);
-  a.clip_grad = o.clip_grad;
-  return a;
 }
 
 data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
@@ -184,8 +164,8 @@ struct Run {
 
   fs::path save(std::int64_t step) {
     return write_checkpoint_on_ranks(
-        world, expand_home(config.trainer.default_local_dir), step, config.trainer.max_ckpt_to_keep,
-        [&](const fs::path& folder) {
+        world, config::expand_home(config.trainer.default_local_dir), step,
+        config.trainer.max_ckpt_to_keep, [&](const fs::path& folder) {
           save_model_state(folder / "actor", model, optimizer(), tokenizer_dir, world,
                            state.sharded.get());
           if (world.is_main()) {
@@ -196,9 +176,9 @@ struct Run {
   }
 
   std::int64_t resume() {
-    const auto point =
-        resolve_resume(config.trainer.resume_mode, expand_home(config.trainer.default_local_dir),
-                       config.trainer.resume_from_path);
+    const auto point = resolve_resume(config.trainer.resume_mode,
+                                      config::expand_home(config.trainer.default_local_dir),
+                                      config.trainer.resume_from_path);
     if (!point) return 0;
     load_model_state(point->folder / "actor", model, optimizer(), state.sharded != nullptr);
     const nlohmann::json state = read_trainer_state(point->folder);
@@ -223,8 +203,9 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   const at::Device device = placement.device;
   const at::ScalarType dtype =
       device.is_cuda() ? parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
-  const std::string model_path = expand_home(config.model.path);
-  const std::string tokenizer_dir = expand_home(config.model.tokenizer_path.value_or(model_path));
+  const std::string model_path = config::expand_home(config.model.path);
+  const std::string tokenizer_dir =
+      config::expand_home(config.model.tokenizer_path.value_or(model_path));
   auto tok = tokenizer::Tokenizer::from_directory(tokenizer_dir);
   data::SftDataset train(
       dataset_config(config.data, config.data.train_files, config.data.train_max_samples), tok);
@@ -250,7 +231,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   run.total_steps = config.trainer.total_training_steps.value_or(run.loader.batches_per_epoch() *
                                                                  config.trainer.total_epochs);
   run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
-  engine::AdamWConfig optim = adamw_config(config.optim);
+  engine::AdamWConfig optim = adamw_config(config.optim, "optim");
   optim.optimizer_offload = config.engine_sharding.optimizer_offload;
   run.state = engine::make_training_state(
       "sft", run.model, {}, {}, optim, run.total_steps, run.world,

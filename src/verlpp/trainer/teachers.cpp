@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <utility>
 
 #include "verlpp/algo/distillation.h"
+#include "verlpp/config/home_path.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
@@ -33,15 +36,14 @@ at::Device teacher_device(const at::Device& student, const dist::LaunchEnv& env,
 model::CausalLM load_teacher(const std::string& section, const config::TeacherModelConfig& t,
                              const at::Device& device, std::int64_t student_vocab) {
   if (!t.model_path) throw Error(section + ".model_path: the teacher model path is not set");
-  const std::filesystem::path path = *t.model_path;
+  const std::filesystem::path path = config::expand_home(*t.model_path);
   if (!std::filesystem::exists(path / "config.json")) {
     throw Error(fmt::format("{}.model_path: {} is not a model folder (no config.json there)",
                             section, path.string()));
   }
-  const at::ScalarType dtype =
-      device.is_cuda() ? parse_dtype(t.inference.dtype.empty() ? "bfloat16" : t.inference.dtype,
-                                     section + ".inference.dtype")
-                       : at::kFloat;
+  const at::ScalarType inference_dtype = parse_dtype(
+      t.inference.dtype.empty() ? "bfloat16" : t.inference.dtype, section + ".inference.dtype");
+  const at::ScalarType dtype = device.is_cuda() ? inference_dtype : at::kFloat;
   model::CausalLM teacher = model::CausalLM::from_pretrained(path.string(), dtype, device);
   const std::int64_t vocab = teacher.config().vocab_size;
   if (vocab != student_vocab) {
@@ -53,14 +55,14 @@ model::CausalLM load_teacher(const std::string& section, const config::TeacherMo
   return teacher;
 }
 
-// `out`[name] rows `rows` = values (allocating zeros of batch_rows rows at first use).
+// `out`[name] rows `rows` = values (allocating batch_rows rows of `fill` at first use).
 void place_rows(std::vector<std::pair<std::string, at::Tensor>>& out, std::size_t i,
                 const std::string& name, const at::Tensor& values,
-                const std::vector<std::int64_t>& rows, std::int64_t batch_rows) {
+                const std::vector<std::int64_t>& rows, std::int64_t batch_rows, double fill = 0.0) {
   if (out.size() <= i) {
     std::vector<std::int64_t> shape = values.sizes().vec();
     shape[0] = batch_rows;
-    out.emplace_back(name, at::zeros(shape, values.options()));
+    out.emplace_back(name, at::full(shape, fill, values.options()));
   }
   out[i].second.index_copy_(0, at::tensor(rows, at::kLong).to(values.device()), values);
 }
@@ -81,6 +83,7 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
   }
   const at::Device device = teacher_device(student, env, d.n_gpus_per_node);
   const bool several = d.teacher_models.size() > 1;
+  keyed_ = several;
   for (const auto& [name, t] : d.teacher_models) {
     if (several && name == kSingleTeacher) continue;
     const std::string section = "distillation.teacher_models." + name;
@@ -100,35 +103,44 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
   if (entries_.empty()) throw Error("distillation.teacher_models: no teacher is configured");
 }
 
-std::vector<std::vector<std::int64_t>> Teachers::route(const data::Batch& batch) const {
+std::vector<std::vector<std::int64_t>> Teachers::route(const data::Batch& batch,
+                                                       bool every_row) const {
   std::vector<std::vector<std::int64_t>> rows(entries_.size());
-  if (entries_.size() == 1) {
+  if (!keyed_) {
     for (std::int64_t r = 0; r < batch.size(); ++r) rows[0].push_back(r);
     return rows;
   }
+  if (!batch.has_non_tensor(teacher_key_)) {
+    throw Error(
+        fmt::format("distillation.teacher_key: the data rows have no field '{}' to route "
+                    "them to the teachers by",
+                    teacher_key_));
+  }
   const auto& values = batch.non_tensor(teacher_key_);
+  std::string keys;
+  for (std::size_t e = 0; e < entries_.size(); ++e) keys += (e ? ", " : "") + entries_[e].key;
   for (std::int64_t r = 0; r < batch.size(); ++r) {
     const nlohmann::json& v = values[static_cast<std::size_t>(r)];
     const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
-    std::string keys;
-    bool found = false;
-    for (std::size_t e = 0; e < entries_.size() && !found; ++e) {
-      found = entries_[e].key == value;
-      if (found) rows[e].push_back(r);
-      keys += (e ? ", " : "") + entries_[e].key;
-    }
-    if (!found) {
-      throw Error(
-          fmt::format("distillation.teacher_key: row {} has {} '{}', which matches no "
-                      "teacher key ({})",
-                      r, teacher_key_, value, keys));
+    const auto match = std::find_if(entries_.begin(), entries_.end(),
+                                    [&](const Entry& e) { return e.key == value; });
+    if (match != entries_.end()) {
+      rows[static_cast<std::size_t>(match - entries_.begin())].push_back(r);
+    } else if (every_row) {
+      const std::string uid =
+          batch.has_non_tensor("uid")
+              ? " (uid " + batch.non_tensor("uid")[static_cast<std::size_t>(r)].dump() + ")"
+              : "";
+      throw Error(fmt::format(
+          "distillation.teacher_key: a row{} has {} {}, which matches no teacher key ({})", uid,
+          teacher_key_, v.is_null() ? "missing" : "'" + value + "'", keys));
     }
   }
   return rows;
 }
 
 std::vector<std::pair<std::string, at::Tensor>> Teachers::query(const data::Batch& batch) const {
-  const auto rows = route(batch);
+  const auto rows = route(batch, true);
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (std::size_t e = 0; e < entries_.size(); ++e) {
     if (rows[e].empty()) continue;
@@ -156,7 +168,7 @@ void Teachers::score(data::Batch& batch, const dist::Communicator& world) const 
 at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM& student,
                                 double temperature) const {
   c10::AutoGradMode no_grad(false);
-  const auto rows = route(batch);
+  const auto rows = route(batch, false);
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (std::size_t e = 0; e < entries_.size(); ++e) {
     if (rows[e].empty()) continue;
@@ -174,9 +186,12 @@ at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM&
           scorer.model().lm_head_weight(), 1.0, scorer.settings().forward.chunk_tokens);
       grids.push_back(engine::scatter_to_grid(kl, s).to(student_device_));
     }
-    place_rows(out, 0, "reverse_kl", at::cat(grids), rows[e], batch.size());
+    place_rows(out, 0, "reverse_kl", at::cat(grids), rows[e], batch.size(), NAN);
   }
-  return out.front().second;
+  if (!out.empty()) return out.front().second;
+  const at::Tensor responses = batch.tensor("responses");
+  return at::full(responses.sizes(), NAN,
+                  responses.options().dtype(at::kFloat).device(student_device_));
 }
 
 }  // namespace verlpp::trainer

@@ -43,13 +43,15 @@ class Teachers {
   // Sets, on the whole batch of every rank, teacher_log_prob fp32 [B, R] (estimator loss modes)
   // or teacher_topk_ids int64 / teacher_topk_log_probs fp32 [B, R, k] (forward_kl_topk): each
   // rank scores its contiguous slice (data_parallel.h local_rows), the slices are all-gathered.
-  // Throws verlpp::Error naming the row and value when a row's teacher_key matches no teacher.
+  // Throws verlpp::Error naming distillation.teacher_key and the row's uid and value when a row
+  // matches no keyed teacher, or when the rows lack the teacher_key field.
   void score(data::Batch& batch, const dist::Communicator& world) const;
 
   // fp32 [B, R] on the student's device, 0 beyond each response: at every response token the
   // reverse KL(student || the row's teacher) over the whole vocabulary (model::
   // chunked_kl_divergence), the student at `temperature`, the teacher at 1; no gradients,
-  // micro-batched as the teachers' scoring is. For validation. `student` must hold full weights.
+  // micro-batched as the teachers' scoring is. For validation: rows that match no keyed teacher
+  // get NaN (validation data need not have a teacher). `student` must hold full weights.
   at::Tensor reverse_kl(const data::Batch& batch, const model::CausalLM& student,
                         double temperature) const;
 
@@ -58,13 +60,16 @@ class Teachers {
     std::string key;
     std::unique_ptr<engine::Scorer> scorer;
   };
-  // The rows of `batch` each entry scores (indices into entries_; empty lists included).
-  std::vector<std::vector<std::int64_t>> route(const data::Batch& batch) const;
+  // The rows of `batch` each entry scores (indices into entries_; empty lists included). Keyed
+  // teachers take the rows whose teacher_key field equals their key; a row matching none is an
+  // error with every_row, else left out.
+  std::vector<std::vector<std::int64_t>> route(const data::Batch& batch, bool every_row) const;
   // What score() sets for `batch`'s rows (tensor name, values on the student's device).
   std::vector<std::pair<std::string, at::Tensor>> query(const data::Batch& batch) const;
 
   std::vector<Entry> entries_;
   std::string teacher_key_;
+  bool keyed_ = false;     // the +teacher_models.<name>.key entries: routed by teacher_key
   std::int64_t topk_ = 0;  // 0: estimator modes (the actual tokens' log-probs)
   at::Device student_device_;
 };

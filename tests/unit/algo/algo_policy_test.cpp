@@ -316,5 +316,21 @@ TEST(AlgoDistillation, ForwardKlTopk) {
   EXPECT_NEAR(item(c.divergence.select(1, 0)), 0.6 * (std::log(0.6) + 1), 1e-9);
 }
 
+// topk may be the whole vocabulary: the overlap of two top-k lists is found by a sorted search, not
+// a [tokens, k, k] comparison (20,000² per token would need gigabytes). Teacher and student top-k
+// both cover every id here, in different orders: overlap 1; half of them: 0.5.
+TEST(AlgoDistillation, OverlapOfVocabularySizedTopk) {
+  const int64_t V = 20000;
+  const at::Tensor ids = at::randperm(V, at::kLong).view({1, 1, V}).repeat({1, 3, 1});
+  const at::Tensor student = at::randperm(V, at::kLong).view({1, 1, V}).repeat({1, 3, 1});
+  const at::Tensor log_q = at::full({1, 3, V}, -std::log(static_cast<double>(V)), at::kDouble);
+  const auto all = forward_kl_topk_at_ids(log_q, student, ids, log_q, at::ones({1, 3}));
+  EXPECT_DOUBLE_EQ(all.metrics.at("distillation/overlap_ratio"), 1.0);
+  const at::Tensor halves = at::cat({at::arange(V / 2, at::kLong), at::arange(V / 2, at::kLong)});
+  const auto half = forward_kl_topk_at_ids(log_q, halves.view({1, 1, V}).repeat({1, 3, 1}), ids,
+                                           log_q, at::ones({1, 3}));
+  EXPECT_DOUBLE_EQ(half.metrics.at("distillation/overlap_ratio"), 0.5);
+}
+
 }  // namespace
 }  // namespace verlpp::algo

@@ -239,5 +239,16 @@ TEST(MergeInto, ScalarReplacesMap) {
   EXPECT_TRUE(at(base, "m").is_null());
 }
 
+// OmegaConf refuses a key given twice in one mapping; the error names the file, line and key.
+TEST(ParseYaml, DuplicateKeyIsAnError) {
+  try {
+    parse_yaml("a: 1\nb:\n  c: 2\n  c: 3\n", "dup.yaml");
+    FAIL() << "a duplicate key was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "dup.yaml:4:3: duplicate key 'c' in a mapping");
+  }
+  EXPECT_NO_THROW(parse_yaml("a:\n  c: 1\nb:\n  c: 2\n", "same key in two maps"));
+}
+
 }  // namespace
 }  // namespace verlpp::config

@@ -48,7 +48,14 @@ TEST(Gsm8k, DollarSign) {
   EXPECT_EQ(gsm8k_score("#### $18", "18", kVerl).score, 0.0);
   EXPECT_EQ(gsm8k_extract("#### $18", Gsm8kMethod::strict, kVerlpp), "18");
   EXPECT_EQ(gsm8k_extract("#### -$18", Gsm8kMethod::strict, kVerlpp), "-18");
-  EXPECT_EQ(gsm8k_extract("####$1,250.", Gsm8kMethod::strict, kVerlpp), "1250");
+  EXPECT_EQ(gsm8k_extract("#### \n$1,250.", Gsm8kMethod::strict, kVerlpp), "1250");
+  // verl's format needs whitespace after the marker; without it there is no answer (score 0) in
+  // both modes.
+  for (const char* response : {"####42", "####$1,250."}) {
+    EXPECT_EQ(gsm8k_extract(response, Gsm8kMethod::strict, kVerl), std::nullopt) << response;
+    EXPECT_EQ(gsm8k_extract(response, Gsm8kMethod::strict, kVerlpp), std::nullopt) << response;
+    EXPECT_EQ(gsm8k_score(response, "42", kVerlpp).score, 0.0) << response;
+  }
 }
 
 TEST(Gsm8k, NegativeNumbers) {

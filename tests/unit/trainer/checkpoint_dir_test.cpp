@@ -49,6 +49,21 @@ TEST_F(CheckpointDirTest, CommitWritesFolderAndTrackerAndPrunes) {
   }
 }
 
+// resume_mode=disable into a folder that holds later steps: the checkpoint just saved stays, the
+// oldest others go.
+TEST_F(CheckpointDirTest, PruningNeverRemovesTheCheckpointJustSaved) {
+  save(10, std::nullopt);
+  save(11, std::nullopt);
+  save(1, 2);
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_1" / "model.bin"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_10"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_11"));
+  save(2, 1);
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_2" / "model.bin"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_1"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_11"));
+}
+
 TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
   save(1, std::nullopt);
   {
