@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "verlpp/core/error.h"
+#include "verlpp/kernels/delta_rule_decode.h"
 
 namespace verlpp::model {
 
@@ -221,6 +222,23 @@ DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::T
   out.o = at::bmm(qn, next).view({N, H, dv});
   out.final_state = next.view({N, H, dk, dv});
   return out;
+}
+
+at::Tensor recurrent_gated_delta_rule_update(const at::Tensor& q, const at::Tensor& k,
+                                             const at::Tensor& v, const at::Tensor& g,
+                                             const at::Tensor& beta, at::Tensor& states,
+                                             const at::Tensor& slots) {
+  if (!kernels::can_delta_rule_decode(states)) {
+    const DeltaRuleOutput rule =
+        recurrent_gated_delta_rule_step(q, k, v, g, beta, states.index_select(0, slots));
+    states.index_copy_(0, slots, rule.final_state);
+    return rule.o;
+  }
+  const double scale = 1.0 / std::sqrt(static_cast<double>(states.size(2)));
+  const auto fp32 = [](const at::Tensor& x) { return x.to(at::kFloat).contiguous(); };
+  return kernels::delta_rule_decode(fp32(l2_normalize(q).to(at::kFloat) * scale),
+                                    fp32(l2_normalize(k)), fp32(v), fp32(g), fp32(beta), states,
+                                    slots.contiguous());
 }
 
 }  // namespace verlpp::model

@@ -75,6 +75,15 @@ DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::T
                                                 const at::Tensor& v, const at::Tensor& g,
                                                 const at::Tensor& beta, const at::Tensor& state);
 
+// The same step on the states at rows `slots` ([N] int64, distinct) of `states` [S, H, dk, dv]
+// fp32, updated in place; returns o [N, H, dv] fp32. On CUDA verlpp's fused kernel
+// (kernels/delta_rule_decode.h: the state read and written once); elsewhere the step above on the
+// gathered rows, scattered back.
+at::Tensor recurrent_gated_delta_rule_update(const at::Tensor& q, const at::Tensor& k,
+                                             const at::Tensor& v, const at::Tensor& g,
+                                             const at::Tensor& beta, at::Tensor& states,
+                                             const at::Tensor& slots);
+
 // x * rsqrt(sum(x^2, last dim) + 1e-6) in x's dtype (fla's and transformers' l2norm).
 at::Tensor l2_normalize(const at::Tensor& x);
 

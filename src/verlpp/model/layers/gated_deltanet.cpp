@@ -163,18 +163,17 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
     q = q.repeat_interleave(Hv / Hk, 1);
     k = k.repeat_interleave(Hv / Hk, 1);
   }
-  DeltaRuleOutput rule;
+  at::Tensor rule_o;
   if (ctx.decode != nullptr) {
-    rule =
-        recurrent_gated_delta_rule_step(q, k, v, g, beta, state->recurrent.index_select(0, slots));
-    state->recurrent.index_copy_(0, slots, rule.final_state);
+    rule_o = recurrent_gated_delta_rule_update(q, k, v, g, beta, state->recurrent, slots);
   } else {
-    rule = chunk_gated_delta_rule(q, k, v, g, beta, *ctx.delta_rule);
+    const DeltaRuleOutput rule = chunk_gated_delta_rule(q, k, v, g, beta, *ctx.delta_rule);
     if (state != nullptr) {
       state->recurrent.index_copy_(0, ctx.sequence_slots, rule.final_state);
     }
+    rule_o = rule.o;
   }
-  const at::Tensor o = gated_rms_norm(rule.o.to(h.scalar_type()), z, w.norm, c.rms_norm_eps);
+  const at::Tensor o = gated_rms_norm(rule_o.to(h.scalar_type()), z, w.norm, c.rms_norm_eps);
   return w.out_proj(o.reshape({T, l.value_dim()}));
 }
 
