@@ -194,6 +194,25 @@ bad "unknown loss_mode" "distillation.distillation_loss.loss_mode" distillation.
 bad "k1 without policy gradient" "loss_mode k1 without the policy-gradient form" \
   distillation.distillation_loss.use_policy_gradient=False
 
+# A teacher whose final norm is NaN: the first step's loss is NaN and the run stops with the step
+# and the metric named, before any checkpoint of that step.
+cp -r "$work/teacher" "$work/nan_teacher"
+python3 - "$work/nan_teacher/model.safetensors" <<'PY' || fail "could not make the NaN teacher"
+import json, struct, sys
+path = sys.argv[1]
+with open(path, "r+b") as f:
+    header_len = struct.unpack("<Q", f.read(8))[0]
+    header = json.loads(f.read(header_len))
+    info = header["model.norm.weight"]
+    assert info["dtype"] == "F32", info
+    begin, end = info["data_offsets"]
+    f.seek(8 + header_len + begin)
+    f.write(struct.pack("<I", 0x7FC00000) * ((end - begin) // 4))
+PY
+bad "a NaN teacher" "step 1: actor/loss is nan; stopping before anything of this step is saved" \
+  $T.model_path="$work/nan_teacher" trainer.save_freq=1 trainer.default_local_dir="$work/nan_run"
+[ ! -e "$work/nan_run/global_step_1" ] || fail "the NaN step was saved"
+
 # Keyed teachers (+teacher_models.<name>.{key,model_path,num_replicas}; the other keys come from the
 # teacher_model entry): routed by data_source; a row whose data_source matches no key is an error
 # in training, and validation leaves such rows out of the reverse KL.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "verlpp/config/section.h"
 
 namespace verlpp::config {
@@ -121,7 +123,10 @@ void validate_optim(const OptimConfig& o, Findings& out) {
               fmt::format("'{}' is not supported; verlpp trains with AdamW", o.optimizer),
               "optim.optimizer=AdamW");
   }
-  if (o.lr < 0) add_error(out, "optim.lr", fmt::format("negative: {}", o.lr), "optim.lr=1e-5");
+  if (!std::isfinite(o.lr) || o.lr < 0) {
+    add_error(out, "optim.lr", fmt::format("must be finite and >= 0, got {}", o.lr),
+              "optim.lr=1e-5");
+  }
   if (o.betas.size() != 2 || o.betas[0] < 0 || o.betas[0] >= 1 || o.betas[1] < 0 ||
       o.betas[1] >= 1) {
     add_error(out, "optim.betas", "expected two values in [0, 1)", "optim.betas=[0.9,0.999]");

@@ -195,6 +195,13 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
            c.ref.log_prob_max_token_len_per_gpu);
 }
 
+// A NaN or infinite learning rate trains a NaN model without any loss showing it first.
+void check_learning_rate(const std::string& key, double lr, Findings& out) {
+  if (!std::isfinite(lr) || lr < 0) {
+    add_error(out, key, fmt::format("must be finite and >= 0, got {}", lr), key + "=1e-6");
+  }
+}
+
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
@@ -230,6 +237,7 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
     add_error(out, kActor + ".policy_loss.kl_cov_ratio", "loss_mode kl_cov needs kl_cov_ratio > 0",
               kActor + ".policy_loss.kl_cov_ratio=0.0002");
   }
+  check_learning_rate(kActor + ".optim.lr", a.optim.lr, out);
   if (!a.optim.lr_scheduler_type.empty()) {
     check_name(kActor + ".optim.lr_scheduler_type", a.optim.lr_scheduler_type, kSchedulers, out);
   }
@@ -265,6 +273,7 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
                           cr.ppo_mini_batch_size, c.data.train_batch_size),
               fmt::format("critic.ppo_mini_batch_size={}", c.data.train_batch_size));
   }
+  check_learning_rate("critic.optim.lr", cr.optim.lr, out);
   if (!cr.optim.lr_scheduler_type.empty()) {
     check_name("critic.optim.lr_scheduler_type", cr.optim.lr_scheduler_type, kSchedulers, out);
   }

@@ -1,7 +1,9 @@
 #include "verlpp/trainer/ppo_step.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 
 #include "verlpp/algo/advantage.h"
@@ -9,6 +11,7 @@
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
 #include "verlpp/core/device_memory.h"
+#include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
 #include "verlpp/data/seqlen_balancing.h"
 #include "verlpp/engine/log_prob.h"
@@ -133,6 +136,20 @@ void update_actor(PpoContext& ctx, const data::Batch& batch, PhaseTimer& timer, 
   }
 }
 
+// A NaN or infinite loss or gradient norm (a NaN teacher, reward or data row) stops the run before
+// the step's checkpoint: the optimizer skipped the update, so the last checkpoint is still good.
+void require_finite(const Metrics& metrics, std::int64_t global_step) {
+  for (const char* key : {"actor/loss", "actor/grad_norm", "critic/vf_loss", "critic/grad_norm"}) {
+    const auto it = metrics.find(key);
+    if (it != metrics.end() && !std::isfinite(it->second)) {
+      throw Error(fmt::format(
+          "step {}: {} is {}; stopping before anything of this step is saved (the update was "
+          "skipped). Look for a NaN learning rate, teacher, reward or data row.",
+          global_step, key, it->second));
+    }
+  }
+}
+
 StepBatch step_batch(const data::Batch& batch) {
   StepBatch s;
   s.token_level_scores = batch.tensor("token_level_scores").to(at::kCPU);
@@ -193,6 +210,7 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
     out.metrics.insert(critic.begin(), critic.end());
   }
   if (ctx.config.trainer.critic_warmup <= global_step) update_actor(ctx, batch, timer, out.metrics);
+  require_finite(out.metrics, global_step);
   out.batch = step_batch(batch);
   return out;
 }
