@@ -15,6 +15,12 @@
 // allocated; then, when a baseline is given, a JSON line with the ratio to its tokens/s and, when
 // the baseline reports one, both MFUs: the baseline's (verl's FLOPs formula over prompt + response
 // tokens, forward only) and this run's on the same work (the baseline's times the speedup).
+#ifdef VERLPP_PROFILE
+#include <torch/cuda.h>
+
+#include "kernel_profile.h"
+#endif
+
 #include <ATen/ATen.h>
 
 #include <chrono>
@@ -143,6 +149,13 @@ int run(const Options& o) {
   const double prefill_seconds = timed_generate(model, prompts, params).first;
 
   params.max_response_length = o.response_length;
+#ifdef VERLPP_PROFILE
+  verlpp::bench::print_kernel_profile("one generate call", [&] {
+    verlpp::rollout::generate_sequences(model, prompts, params, 1);
+    torch::cuda::synchronize();
+  });
+  return 0;
+#endif
   reset_peak_memory();
   const auto [seconds, tokens] = timed_generate(model, prompts, params);
   nlohmann::json result = {

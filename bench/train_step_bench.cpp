@@ -27,10 +27,7 @@
 #include <torch/cuda.h>
 
 #ifdef VERLPP_PROFILE
-#include <torch/csrc/autograd/profiler_kineto.h>
-
-#include <algorithm>
-#include <map>
+#include "kernel_profile.h"
 #endif
 
 #include <chrono>
@@ -149,39 +146,6 @@ double seconds_per_step(verlpp::model::CausalLM& model, verlpp::engine::Optimize
   return std::chrono::duration<double>(Clock::now() - start).count() / o.steps;
 }
 
-#ifdef VERLPP_PROFILE
-// CUDA kernel time per kernel name over `steps` steps (Kineto), the 40 largest, on stdout.
-void print_kernel_profile(verlpp::model::CausalLM& model, verlpp::engine::Optimizer* optimizer,
-                          const std::vector<MicroBatch>& batches, const at::Device& device) {
-  namespace prof = torch::profiler::impl;
-  const prof::ProfilerConfig config(prof::ProfilerState::KINETO);
-  const std::set<prof::ActivityType> activities = {prof::ActivityType::CPU,
-                                                   prof::ActivityType::CUDA};
-  torch::autograd::profiler::prepareProfiler(config, activities);
-  torch::autograd::profiler::enableProfiler(config, activities);
-  run_step(model, optimizer, batches);
-  synchronize(device);
-  const auto result = torch::autograd::profiler::disableProfiler();
-  std::map<std::string, std::pair<double, int>> kernels;
-  double total = 0;
-  for (const auto& event : result->events()) {
-    if (event.deviceType() != c10::DeviceType::CUDA) continue;
-    auto& entry = kernels[event.name().substr(0, 120)];
-    entry.first += static_cast<double>(event.durationNs()) / 1e6;
-    entry.second += 1;
-    total += static_cast<double>(event.durationNs()) / 1e6;
-  }
-  std::vector<std::pair<double, std::string>> order;
-  for (const auto& [name, entry] : kernels) order.emplace_back(entry.first, name);
-  std::sort(order.rbegin(), order.rend());
-  std::cout << "total CUDA kernel ms in one step: " << total << "\n";
-  for (std::size_t i = 0; i < std::min<std::size_t>(40, order.size()); ++i) {
-    std::cout << order[i].first << " ms  x" << kernels[order[i].second].second << "  "
-              << order[i].second << "\n";
-  }
-}
-#endif
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -217,7 +181,10 @@ int main(int argc, char** argv) try {
   }
   for (std::int64_t i = 0; i < o.warmup; ++i) run_step(model, optimizer.get(), batches);
 #ifdef VERLPP_PROFILE
-  print_kernel_profile(model, optimizer.get(), batches, device);
+  verlpp::bench::print_kernel_profile("one step", [&] {
+    run_step(model, optimizer.get(), batches);
+    synchronize(device);
+  });
   return 0;
 #endif
   const double seconds = seconds_per_step(model, optimizer.get(), batches, o, true, device);
