@@ -6,67 +6,95 @@ namespace verlpp::kernels {
 
 namespace {
 
-// kMaxDk: the registers per thread for its state column (the smallest instance >= dk is launched).
-template <int kMaxDk>
-__global__ void delta_rule_decode_kernel(DeltaRuleDecodeParams p) {
-  extern __shared__ float shared[];  // q then k of this (sequence, head): 2 * dk floats
+constexpr int kColumns = 32;  // value columns per block: one per lane, 128-byte rows of S
+constexpr int kWarps = 8;     // row groups per block: warp w holds rows w, w + 8, w + 16, ...
+constexpr int kThreads = kColumns * kWarps;
+
+// Sums each column's partial over the warps: `partial` from every thread, the total returned to
+// every thread of that column. `scratch`: kWarps * kColumns floats of shared memory.
+__device__ float sum_over_warps(float partial, float* scratch) {
+  const int lane = threadIdx.x % kColumns, warp = threadIdx.x / kColumns;
+  scratch[warp * kColumns + lane] = partial;
+  __syncthreads();
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) total += scratch[w * kColumns + lane];
+  __syncthreads();  // scratch is reused by the next sum
+  return total;
+}
+
+// One block per (column tile, head, sequence); thread (warp w, lane c) holds the state entries of
+// column tile * 32 + c in rows w + 8 r, r < kRows, in registers: every entry of S is read once and
+// written once, by 32 lanes reading one 128-byte row segment together (coalesced), with kRows
+// independent loads in flight per thread.
+template <int kRows>
+__global__ void __launch_bounds__(kThreads) delta_rule_decode_kernel(DeltaRuleDecodeParams p) {
+  extern __shared__ float shared[];  // q, k (dk each), then the warp-sum scratch
   float* qs = shared;
   float* ks = shared + p.dk;
-  const int h = blockIdx.x, n = blockIdx.y, j = threadIdx.x;
+  float* scratch = shared + 2 * p.dk;
+  const int tile = blockIdx.x, h = blockIdx.y, n = blockIdx.z;
+  const int lane = threadIdx.x % kColumns, warp = threadIdx.x / kColumns;
   const int64_t row = static_cast<int64_t>(n) * p.heads + h;
-  for (int i = j; i < p.dk; i += blockDim.x) {
+  for (int i = threadIdx.x; i < p.dk; i += kThreads) {
     qs[i] = p.q[row * p.dk + i];
     ks[i] = p.k[row * p.dk + i];
   }
   __syncthreads();
-  if (j >= p.dv) return;
+  const int j = tile * kColumns + lane;
+  const bool column = j < p.dv;
   const float decay = expf(p.g[row]);
-  const float beta = p.beta[row];
-  float* column = p.state + (p.slots[n] * p.heads + h) * static_cast<int64_t>(p.dk) * p.dv + j;
-  float s[kMaxDk];
-  float memory = 0.0f;  // (S^T k)_j after the decay
+  float* state = p.state + (p.slots[n] * p.heads + h) * static_cast<int64_t>(p.dk) * p.dv;
+  float s[kRows];
+  float memory = 0.0f;  // this thread's share of (S^T k)_j after the decay
 #pragma unroll
-  for (int i = 0; i < kMaxDk; ++i) {
-    if (i < p.dk) {
-      s[i] = column[static_cast<int64_t>(i) * p.dv] * decay;
-      memory = fmaf(s[i], ks[i], memory);
-    }
+  for (int r = 0; r < kRows; ++r) {
+    const int i = warp + r * kWarps;
+    s[r] = (column && i < p.dk) ? state[static_cast<int64_t>(i) * p.dv + j] * decay : 0.0f;
+    if (i < p.dk) memory = fmaf(s[r], ks[i], memory);
   }
-  const float delta = (p.v[row * p.dv + j] - memory) * beta;
+  memory = sum_over_warps(memory, scratch);
+  const float delta = column ? (p.v[row * p.dv + j] - memory) * p.beta[row] : 0.0f;
   float o = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kMaxDk; ++i) {
+  for (int r = 0; r < kRows; ++r) {
+    const int i = warp + r * kWarps;
     if (i < p.dk) {
-      s[i] = fmaf(ks[i], delta, s[i]);
-      o = fmaf(s[i], qs[i], o);
-      column[static_cast<int64_t>(i) * p.dv] = s[i];
+      s[r] = fmaf(ks[i], delta, s[r]);
+      o = fmaf(s[r], qs[i], o);
+      if (column) state[static_cast<int64_t>(i) * p.dv + j] = s[r];
     }
   }
-  p.out[row * p.dv + j] = o;
+  o = sum_over_warps(o, scratch);
+  if (column && warp == 0) p.out[row * p.dv + j] = o;
 }
 
-template <int kMaxDk>
+template <int kRows>
 cudaError_t launch(const DeltaRuleDecodeParams& p, cudaStream_t stream) {
-  const int threads = ((p.dv + 31) / 32) * 32;
-  const dim3 grid(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.num_seqs));
-  const size_t shared_bytes = 2 * static_cast<size_t>(p.dk) * sizeof(float);
-  delta_rule_decode_kernel<kMaxDk><<<grid, threads, shared_bytes, stream>>>(p);
+  const dim3 grid(static_cast<unsigned>((p.dv + kColumns - 1) / kColumns),
+                  static_cast<unsigned>(p.heads), static_cast<unsigned>(p.num_seqs));
+  const size_t shared_bytes = (2 * static_cast<size_t>(p.dk) + kWarps * kColumns) * sizeof(float);
+  delta_rule_decode_kernel<kRows><<<grid, kThreads, shared_bytes, stream>>>(p);
   return cudaGetLastError();
 }
 
 }  // namespace
 
 bool delta_rule_decode_supported(int dk, int dv) {
-  return dk >= 1 && dk <= 256 && dv >= 1 && dv <= 1024;
+  return dk >= 1 && dk <= 32 * kWarps && dv >= 1 && dv <= 1024;
 }
 
 cudaError_t launch_delta_rule_decode(const DeltaRuleDecodeParams& p, cudaStream_t stream) {
-  if (!delta_rule_decode_supported(p.dk, p.dv) || p.num_seqs > 65535) return cudaErrorInvalidValue;
+  if (!delta_rule_decode_supported(p.dk, p.dv) || p.num_seqs > 65535 || p.heads > 65535) {
+    return cudaErrorInvalidValue;
+  }
   if (p.num_seqs == 0 || p.heads == 0) return cudaSuccess;
-  if (p.dk <= 32) return launch<32>(p, stream);
-  if (p.dk <= 64) return launch<64>(p, stream);
-  if (p.dk <= 128) return launch<128>(p, stream);
-  return launch<256>(p, stream);
+  const int rows = (p.dk + kWarps - 1) / kWarps;  // rows per thread
+  if (rows <= 2) return launch<2>(p, stream);
+  if (rows <= 4) return launch<4>(p, stream);
+  if (rows <= 8) return launch<8>(p, stream);
+  if (rows <= 16) return launch<16>(p, stream);
+  return launch<32>(p, stream);
 }
 
 }  // namespace verlpp::kernels

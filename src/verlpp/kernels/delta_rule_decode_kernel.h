@@ -6,9 +6,11 @@
 // Per sequence n and value head h, with S = state[slots[n], h] ([dk, dv]):
 //   S <- e^{g} S;  delta = beta (v - S^T k);  S <- S + k delta^T;  o = S^T q
 // q and k arrive l2-normalised (q also scaled by dk^-1/2), everything fp32. One thread block per
-// (head, sequence), one thread per value column j: the thread holds S[:, j] in registers, so the
-// state is read once and written once per step (the ATen composition reads and writes it about
-// nine times, counting the slot gather and scatter). Reads and writes of S are coalesced over j.
+// (32 value columns, head, sequence): 8 warps split the dk rows, each lane one column, each thread
+// its rows of that column in registers, so the state is read once and written once per step (the
+// ATen composition reads and writes it about nine times, counting the slot gather and scatter),
+// in coalesced 128-byte row segments; the two sums over rows (S^T k and S^T q) are finished over
+// the warps in shared memory.
 #pragma once
 
 #include <cuda_runtime_api.h>
