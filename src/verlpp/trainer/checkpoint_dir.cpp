@@ -10,6 +10,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 
 namespace verlpp::trainer {
 namespace fs = std::filesystem;
@@ -139,6 +140,35 @@ CheckpointWriter::~CheckpointWriter() {
   if (committed_) return;
   std::error_code error;
   fs::remove_all(staging_, error);
+}
+
+void recover_checkpoint_dir(const fs::path& dir) {
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return;
+  std::vector<fs::path> staging, replaced;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory(error)) continue;
+    if (name.rfind(".tmp_" + std::string(kPrefix), 0) == 0) staging.push_back(entry.path());
+    if (name.ends_with(".old") && step_of_checkpoint(name.substr(0, name.size() - 4))) {
+      replaced.push_back(entry.path());
+    }
+  }
+  for (const fs::path& folder : staging) {
+    fs::remove_all(folder, error);
+    if (error) throw Error("checkpoint: cannot remove " + folder.string() + ": " + error.message());
+    log_note("removed the unfinished checkpoint " + folder.string() + " of an earlier run");
+  }
+  for (const fs::path& old : replaced) {
+    const fs::path target = old.parent_path() / old.stem();
+    if (fs::exists(target)) {
+      fs::remove_all(old, error);
+    } else {
+      fs::rename(old, target, error);
+      if (!error) log_note("restored " + target.string() + " (its replacement was interrupted)");
+    }
+    if (error) throw Error("checkpoint: cannot recover " + old.string() + ": " + error.message());
+  }
 }
 
 fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {

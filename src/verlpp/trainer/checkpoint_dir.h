@@ -43,6 +43,12 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
                                           const std::filesystem::path& default_local_dir,
                                           const std::optional<std::string>& resume_from_path);
 
+// What a save killed midway leaves in `dir`, put right (call on one rank, before resuming): its
+// .tmp_global_step_* staging folders are removed (only verlpp's, by that name); a global_step_N.old
+// (the folder being replaced when the kill came) is renamed back to global_step_N when that is
+// missing, else removed. Logs each. Throws verlpp::Error naming the folder when that fails.
+void recover_checkpoint_dir(const std::filesystem::path& dir);
+
 // Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
 // moves it to global_step_N (replacing an older folder of that step), updates the tracker, and
 // removes the oldest other global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all;

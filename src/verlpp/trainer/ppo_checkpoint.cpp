@@ -93,6 +93,8 @@ std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_s
 
 std::optional<std::int64_t> resume_ppo_checkpoint(PpoContext& ctx) {
   const config::TrainerConfig& t = ctx.config.trainer;
+  if (ctx.world.is_main()) recover_checkpoint_dir(t.default_local_dir);
+  ctx.world.barrier();
   const std::optional<ResumePoint> point =
       resolve_resume(t.resume_mode, t.default_local_dir, t.resume_from_path);
   if (!point) return std::nullopt;

@@ -176,6 +176,9 @@ struct Run {
   }
 
   std::int64_t resume() {
+    if (world.is_main())
+      recover_checkpoint_dir(config::expand_home(config.trainer.default_local_dir));
+    world.barrier();
     const auto point = resolve_resume(config.trainer.resume_mode,
                                       config::expand_home(config.trainer.default_local_dir),
                                       config.trainer.resume_from_path);

@@ -64,6 +64,29 @@ TEST_F(CheckpointDirTest, PruningNeverRemovesTheCheckpointJustSaved) {
   EXPECT_FALSE(fs::exists(dir_ / "global_step_11"));
 }
 
+// What a kill during a save leaves: the staging folder of a save (removed; a foreign .tmp folder
+// stays), and global_step_N.old when the kill came while N was being replaced (renamed back when
+// N is missing, so that auto-resume finds a complete checkpoint; removed when N is complete).
+TEST_F(CheckpointDirTest, RecoveryAfterAKilledSave) {
+  save(1, std::nullopt);
+  save(2, std::nullopt);
+  fs::create_directories(dir_ / ".tmp_global_step_3_4242");
+  std::ofstream(dir_ / ".tmp_global_step_3_4242" / "partial") << "x";
+  fs::create_directories(dir_ / ".tmp_someone_else");
+  fs::rename(dir_ / "global_step_2", dir_ / "global_step_2.old");  // killed between the renames
+  fs::copy(dir_ / "global_step_1", dir_ / "global_step_1.old", fs::copy_options::recursive);
+  recover_checkpoint_dir(dir_);
+  EXPECT_FALSE(fs::exists(dir_ / ".tmp_global_step_3_4242"));
+  EXPECT_TRUE(fs::exists(dir_ / ".tmp_someone_else"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_2" / "model.bin"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_2.old"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_1.old"));
+  const auto point = resolve_resume("auto", dir_, std::nullopt);
+  ASSERT_TRUE(point);
+  EXPECT_EQ(point->global_step, 2);
+  recover_checkpoint_dir(dir_ / "absent");  // nothing to do
+}
+
 TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
   save(1, std::nullopt);
   {
