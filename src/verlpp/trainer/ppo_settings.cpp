@@ -67,8 +67,7 @@ algo::DistillationLossConfig distillation_loss_config(const config::Distillation
   out.use_task_rewards = c.use_task_rewards;
   out.use_policy_gradient = c.use_policy_gradient;
   out.policy_loss_mode = c.policy_loss_mode;
-  // verl forces the coefficient to 1 when the distillation loss is the whole loss.
-  out.distillation_loss_coef = c.use_task_rewards ? c.distillation_loss_coef : 1.0;
+  out.distillation_loss_coef = c.distillation_loss_coef;  // used only with use_task_rewards
   out.loss_max_clamp = c.loss_max_clamp;
   out.log_prob_min_clamp = c.log_prob_min_clamp;
   out.clip_ratio = c.clip_ratio;
