@@ -7,7 +7,7 @@
 # against transformers in the same call). TARGETS names the build targets, TESTS=0 skips the tests,
 # PART=train / PART=rollout runs only the training pairs / the rollout pair (default: all four);
 # PROFILE=1 adds kernel profiles of the Qwen3.5-2B log-prob pass and update
-# (verlpp_train_step_profile); BENCH=0 skips the benchmarks. The benchmarks get what is left of a
+# (verlpp_train_step_profile; $OUT/profile_logprob.txt, profile_update.txt); BENCH=0 skips the benchmarks. The benchmarks get what is left of a
 # 570 s call, at most 530 s (their BUDGET). Every result line also goes to $OUT/results.txt.
 set -uo pipefail
 OUT=${OUT:?}
@@ -27,10 +27,10 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
   [ "${TESTS:-1}" = 1 ] && timeout 120 build/tests/unit/rollout/verlpp_rollout_tests \
     --gtest_filter='*Qwen3_5*:*Transformers*' 2>&1 | grep -E "FAILED|PASSED|Qwen3.5"
   if [ "${PROFILE:-0}" = 1 ]; then
-    for mode in "--logprob-only 1" "--logprob-only 0"; do
-      timeout 90 build/bench/verlpp_train_step_profile --preset qwen3.5-2b $mode --steps 1 --warmup 2 \
-        > "$OUT/profile.txt" 2>&1
-      head -30 "$OUT/profile.txt"
+    for mode in logprob update; do
+      timeout 90 build/bench/verlpp_train_step_profile --preset qwen3.5-2b --steps 1 --warmup 2 \
+        --logprob-only "$([ $mode = logprob ] && echo 1 || echo 0)" > "$OUT/profile_$mode.txt" 2>&1
+      head -30 "$OUT/profile_$mode.txt"
     done
   fi
   left=$((570 - (SECONDS - start)))

@@ -10,6 +10,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/delta_rule_decode.h"
+#include "verlpp/model/layers/delta_rule_chunked.h"
 
 namespace verlpp::model {
 
@@ -110,48 +111,6 @@ at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) {
   return rows.view(shape).transpose(1, 2);
 }
 
-// The per-chunk quantities of the chunked form, batched over every chunk.
-struct ChunkTerms {
-  at::Tensor u, w;        // [N, H, C, dv], [N, H, C, dk]
-  at::Tensor q_decayed;   // Q ⊙ e^gamma [N, H, C, dk]
-  at::Tensor qk;          // Q K^T ⊙ D [N, H, C, C]
-  at::Tensor k_decayed;   // K ⊙ e^{gamma_last - gamma} [N, H, C, dk]
-  at::Tensor last_decay;  // e^{gamma_last} [N, H, 1, 1]
-};
-
-ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                       const at::Tensor& g, const at::Tensor& beta) {
-  const int64_t C = q.size(2);
-  // gamma in float64: in fp32 the cumulative sum of a chunk's log decays (down to -1000 for fast
-  // decays) loses about |gamma| * 6e-8 of every gamma_r - gamma_s, a relative error of the decays
-  // that shows in the logits; the exponentials are taken in float64 and rounded to fp32 once.
-  const at::Tensor gamma = g.to(at::kDouble).cumsum(-1);  // [N, H, C]
-  const auto bool_options = q.options().dtype(at::kBool);
-  const at::Tensor lower = at::ones({C, C}, bool_options).tril();
-  const at::Tensor diff = gamma.unsqueeze(-1) - gamma.unsqueeze(-2);
-  const at::Tensor decay = diff.masked_fill(lower.logical_not(), -INFINITY).exp().to(at::kFloat);
-  const at::Tensor strictly_lower = at::ones({C, C}, bool_options).tril(-1);
-  const at::Tensor kk = at::matmul(k, k.transpose(-1, -2));
-  const at::Tensor l =
-      (beta.unsqueeze(-1) * kk * decay).masked_fill(strictly_lower.logical_not(), 0.0);
-  const at::Tensor system = l + at::eye(C, q.options());
-  const at::Tensor egamma = gamma.exp().to(at::kFloat);
-  const at::Tensor rhs =
-      at::cat({beta.unsqueeze(-1) * v, (beta * egamma).unsqueeze(-1) * k}, /*dim=*/-1);
-  const at::Tensor solved = at::linalg_solve_triangular(system, rhs, /*upper=*/false,
-                                                        /*left=*/true, /*unitriangular=*/true);
-  const int64_t dv = v.size(-1);
-  ChunkTerms t;
-  t.u = solved.narrow(-1, 0, dv);
-  t.w = solved.narrow(-1, dv, k.size(-1));
-  t.q_decayed = q * egamma.unsqueeze(-1);
-  t.qk = at::matmul(q, k.transpose(-1, -2)) * decay;
-  const at::Tensor last = gamma.narrow(-1, C - 1, 1);  // [N, H, 1]
-  t.k_decayed = k * (last - gamma).exp().to(at::kFloat).unsqueeze(-1);
-  t.last_decay = last.exp().to(at::kFloat).unsqueeze(-1);
-  return t;
-}
-
 }  // namespace
 
 DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
@@ -175,31 +134,14 @@ DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
   at::Tensor state = initial_state.defined() ? initial_state.to(at::kFloat).index_select(0, order)
                                              : at::zeros({S, H, dk, dv}, f32);
   const at::Tensor qn = l2_normalize(q).to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(dk)));
-  const ChunkTerms t =
-      chunk_terms(to_chunks(qn, layout), to_chunks(l2_normalize(k), layout), to_chunks(v, layout),
-                  to_chunks(g, layout), to_chunks(beta, layout));
-  // Each term split once into the scan steps' chunks (one autograd node per term: a narrow per
-  // step would give every step's backward a zero-filled gradient of the whole term).
-  const auto steps = [&](const at::Tensor& x) { return x.split_with_sizes(layout.step_sizes); };
-  const std::vector<at::Tensor> u = steps(t.u), w = steps(t.w), q_decayed = steps(t.q_decayed),
-                                qk = steps(t.qk), k_decayed = steps(t.k_decayed),
-                                last_decay = steps(t.last_decay);
-  std::vector<at::Tensor> outputs;
-  for (size_t j = 0; j < layout.step_sizes.size(); ++j) {
-    const int64_t m = layout.step_sizes[j];
-    const at::Tensor s = state.narrow(0, 0, m);
-    const at::Tensor v_new = u[j] - at::matmul(w[j], s);
-    outputs.push_back(at::matmul(q_decayed[j], s) + at::matmul(qk[j], v_new));
-    const at::Tensor next = last_decay[j] * s + at::matmul(k_decayed[j].transpose(-1, -2), v_new);
-    state = m == S ? next : at::cat({next, state.narrow(0, m, S - m)});
-  }
+  const std::vector<at::Tensor> rule = chunked_delta_rule(
+      to_chunks(qn, layout), to_chunks(l2_normalize(k), layout), to_chunks(v, layout),
+      to_chunks(g, layout), to_chunks(beta, layout), state, layout);
   DeltaRuleOutput out;
-  const at::Tensor chunked =
-      outputs.empty() ? at::zeros({0, H, layout.chunk_size, dv}, f32) : at::cat(outputs);
-  out.o = chunked.transpose(1, 2).reshape({-1, H, dv}).index_select(0, layout.token_rows);
+  out.o = rule[0].transpose(1, 2).reshape({-1, H, dv}).index_select(0, layout.token_rows);
   at::Tensor inverse = at::empty_like(order);
   inverse.index_copy_(0, order, at::arange(S, order.options()));
-  out.final_state = state.index_select(0, inverse);
+  out.final_state = rule[1].index_select(0, inverse);
   return out;
 }
 

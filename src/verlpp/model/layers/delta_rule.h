@@ -62,8 +62,10 @@ struct DeltaRuleOutput {
 };
 
 // q, k [T, H, dk], v [T, H, dv] (one dtype), g [T, H] fp32 (log decay, <= 0), beta [T, H] (any
-// float dtype); initial_state [S, H, dk, dv] fp32 or undefined (zeros). Differentiable in every
-// input (a LibTorch composition: batched over all chunks, a scan over chunk steps).
+// float dtype); initial_state [S, H, dk, dv] fp32 or undefined (zeros). Differentiable in q, k,
+// v, g and beta through o (the chunked form with its hand-written backward, delta_rule_chunked.h,
+// behind autograd's l2 norm and gather into chunks); initial_state and final_state carry no
+// gradient.
 DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
                                        const at::Tensor& v, const at::Tensor& g,
                                        const at::Tensor& beta, const DeltaRuleLayout& layout,
