@@ -90,6 +90,10 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
   l.chunk_rows = at::tensor(chunk_rows, options).to(device);
   l.token_rows = at::tensor(token_rows, options).to(device);
   l.token_offsets = at::tensor(offsets, options).to(device);
+  l.scan_offsets = at::tensor(l.step_offsets, options).to(device);
+  std::vector<int64_t> counts;
+  for (int64_t s : l.order) counts.push_back(chunks_of[static_cast<size_t>(s)]);
+  l.scan_counts = at::tensor(counts, options).to(device);
   return l;
 }
 

@@ -38,6 +38,10 @@ struct DeltaRuleLayout {
   at::Tensor chunk_rows;              // [chunks * C] int64: token of each chunk row, `tokens` = pad
   at::Tensor token_rows;              // [tokens] int64: each token's row in the chunked form
   at::Tensor token_offsets;           // [tokens] int64: the token's index within its sequence
+  // The scan over chunk steps on the device (kernels/delta_rule_scan.h): step_offsets and each
+  // sequence's chunk count in `order`, int64 [steps] and [S].
+  at::Tensor scan_offsets;
+  at::Tensor scan_counts;
   // The short convolution's layout (Gated DeltaNet): every sequence preceded by conv_window zero
   // rows. conv_rows [S * conv_window + tokens] int64 (`tokens` = a zero row); conv_outputs [tokens]
   // int64: where token t's output lies in a valid (unpadded) convolution over those rows.

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "verlpp/kernels/delta_rule_scan.h"
 #include "verlpp/model/layers/delta_rule.h"
 
 namespace verlpp::model {
@@ -52,23 +53,43 @@ ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tenso
   return t;
 }
 
+// The layout's chunk steps: on the host for the ATen scan, on the device for the kernel.
+struct Steps {
+  std::vector<int64_t> offsets, sizes;
+  at::Tensor device_offsets, device_counts;
+};
+
 struct Scan {
   at::Tensor h;      // the state before each chunk [N, H, dk, dv]
   at::Tensor v_new;  // V' [N, H, C, dv]
   at::Tensor final_state;
 };
 
+// [N, H, 1, 1] -> [N, H], contiguous (the kernel's decay).
+at::Tensor per_chunk(const at::Tensor& last_decay) {
+  return last_decay.reshape({last_decay.size(0), last_decay.size(1)}).contiguous();
+}
+
 // The scan over chunk steps (steps j: chunks [offsets[j], offsets[j] + sizes[j]) of the first
-// sizes[j] sequences); `kd` = K ⊙ e^{gamma_last - gamma}.
+// sizes[j] sequences); `kd` = K ⊙ e^{gamma_last - gamma}. On CUDA verlpp's scan kernel.
 Scan scan_forward(const ChunkTerms& t, const at::Tensor& kd, const at::Tensor& state,
-                  const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes) {
-  const int64_t N = t.u.size(0);
+                  const Steps& steps) {
   Scan s;
+  s.final_state = state.clone();
+  if (kernels::can_delta_rule_scan(state, t.u.size(2))) {
+    kernels::DeltaRuleScanResult r = kernels::delta_rule_scan(
+        t.u.contiguous(), t.w.contiguous(), kd.contiguous(), at::Tensor(), per_chunk(t.last_decay),
+        s.final_state, steps.device_offsets, steps.device_counts,
+        /*sign1=*/-1.0, /*sign2=*/1.0, /*reverse=*/false);
+    s.h = r.before;
+    s.v_new = r.x;
+    return s;
+  }
+  const int64_t N = t.u.size(0);
   s.h = at::empty({N, state.size(1), state.size(2), state.size(3)}, state.options());
   s.v_new = at::empty_like(t.u);
-  s.final_state = state.clone();
-  for (size_t j = 0; j < sizes.size(); ++j) {
-    const int64_t off = offsets[j], m = sizes[j];
+  for (size_t j = 0; j < steps.sizes.size(); ++j) {
+    const int64_t off = steps.offsets[j], m = steps.sizes[j];
     at::Tensor h = s.final_state.narrow(0, 0, m);
     s.h.narrow(0, off, m).copy_(h);
     at::Tensor v_new = s.v_new.narrow(0, off, m);
@@ -87,15 +108,23 @@ struct ScanGrad {
 // The scan in reverse: dv_out = (QK^T ⊙ D)^T dO and dh_out = (Q ⊙ e^gamma)^T dO, the gradients
 // reaching V' and h_j through each chunk's own output.
 ScanGrad scan_backward(const ChunkTerms& t, const at::Tensor& kd, const at::Tensor& dv_out,
-                       const at::Tensor& dh_out, int64_t S, const std::vector<int64_t>& offsets,
-                       const std::vector<int64_t>& sizes) {
-  ScanGrad d;
-  d.next = at::empty_like(dh_out);
-  d.v_new = dv_out.clone();
+                       const at::Tensor& dh_out, int64_t S, const Steps& steps) {
   at::Tensor dstate =
       at::zeros({S, dh_out.size(1), dh_out.size(2), dh_out.size(3)}, dh_out.options());
-  for (size_t j = sizes.size(); j-- > 0;) {
-    const int64_t off = offsets[j], m = sizes[j];
+  ScanGrad d;
+  if (kernels::can_delta_rule_scan(dstate, t.u.size(2))) {
+    kernels::DeltaRuleScanResult r = kernels::delta_rule_scan(
+        dv_out.contiguous(), kd.contiguous(), t.w.contiguous(), dh_out.contiguous(),
+        per_chunk(t.last_decay), dstate, steps.device_offsets, steps.device_counts,
+        /*sign1=*/1.0, /*sign2=*/-1.0, /*reverse=*/true);
+    d.next = r.before;
+    d.v_new = r.x;
+    return d;
+  }
+  d.next = at::empty_like(dh_out);
+  d.v_new = dv_out.clone();
+  for (size_t j = steps.sizes.size(); j-- > 0;) {
+    const int64_t off = steps.offsets[j], m = steps.sizes[j];
     at::Tensor dh = dstate.narrow(0, 0, m);
     d.next.narrow(0, off, m).copy_(dh);
     at::Tensor dv = d.v_new.narrow(0, off, m);
@@ -112,14 +141,16 @@ at::Tensor row_dot(const at::Tensor& a, const at::Tensor& b) { return (a * b).su
 struct ChunkedDeltaRule : torch::autograd::Function<ChunkedDeltaRule> {
   static variable_list forward(AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k,
                                const at::Tensor& v, const at::Tensor& g, const at::Tensor& beta,
-                               const at::Tensor& state, std::vector<int64_t> offsets,
+                               const at::Tensor& state, const at::Tensor& scan_offsets,
+                               const at::Tensor& scan_counts, std::vector<int64_t> offsets,
                                std::vector<int64_t> sizes) {
+    const Steps steps{offsets, sizes, scan_offsets, scan_counts};
     const ChunkTerms t = chunk_terms(q, k, v, g, beta);
     const at::Tensor kd = k * t.tail.unsqueeze(-1);
-    const Scan s = scan_forward(t, kd, state, offsets, sizes);
+    const Scan s = scan_forward(t, kd, state, steps);
     at::Tensor o = at::matmul(q * t.egamma.unsqueeze(-1), s.h);
     o.add_(at::matmul(t.qk * t.decay, s.v_new));
-    ctx->save_for_backward({q, k, v, g, beta, state});
+    ctx->save_for_backward({q, k, v, g, beta, state, scan_offsets, scan_counts});
     ctx->saved_data["offsets"] = offsets;
     ctx->saved_data["sizes"] = sizes;
     ctx->mark_non_differentiable({s.final_state});
@@ -130,20 +161,19 @@ struct ChunkedDeltaRule : torch::autograd::Function<ChunkedDeltaRule> {
     const variable_list saved = ctx->get_saved_variables();
     const at::Tensor &q = saved[0], &k = saved[1], &v = saved[2], &g = saved[3], &beta = saved[4];
     const at::Tensor& state = saved[5];
-    const std::vector<int64_t> offsets = ctx->saved_data["offsets"].toIntVector();
-    const std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
+    const Steps steps{ctx->saved_data["offsets"].toIntVector(),
+                      ctx->saved_data["sizes"].toIntVector(), saved[6], saved[7]};
     const at::Tensor d_o =
         grad_out[0].defined() ? grad_out[0].contiguous() : at::zeros(v.sizes(), v.options());
     const ChunkTerms t = chunk_terms(q, k, v, g, beta);
     const at::Tensor kd = k * t.tail.unsqueeze(-1);
     const at::Tensor qd = q * t.egamma.unsqueeze(-1);
     const at::Tensor p = t.qk * t.decay;
-    const Scan s = scan_forward(t, kd, state, offsets, sizes);
+    const Scan s = scan_forward(t, kd, state, steps);
     const at::Tensor d_qd = at::matmul(d_o, s.h.transpose(-1, -2));
     const at::Tensor d_p = at::matmul(d_o, s.v_new.transpose(-1, -2));
-    const ScanGrad d =
-        scan_backward(t, kd, at::matmul(p.transpose(-1, -2), d_o),
-                      at::matmul(qd.transpose(-1, -2), d_o), state.size(0), offsets, sizes);
+    const ScanGrad d = scan_backward(t, kd, at::matmul(p.transpose(-1, -2), d_o),
+                                     at::matmul(qd.transpose(-1, -2), d_o), state.size(0), steps);
     // V' = U - W h_j and h_{j+1} = e^{gamma_last} h_j + Kd^T V'.
     const at::Tensor d_w = -at::matmul(d.v_new, s.h.transpose(-1, -2));
     const at::Tensor d_kd = at::matmul(s.v_new, d.next.transpose(-1, -2));
@@ -173,7 +203,8 @@ struct ChunkedDeltaRule : torch::autograd::Function<ChunkedDeltaRule> {
     at::Tensor dgamma = row_dot(d_qd, q) * t.egamma + r_bk * bk - r_kd + e.sum(-1) - e.sum(-2);
     dgamma.select(-1, dgamma.size(-1) - 1).add_(r_kd.sum(-1) + d_last);
     const at::Tensor dg = dgamma.flip(-1).cumsum(-1).flip(-1);
-    return {dq, dk, dv, dg, dbeta, at::Tensor(), at::Tensor(), at::Tensor()};
+    return {dq,           dk,           dv,           dg,           dbeta,
+            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -183,7 +214,8 @@ std::vector<at::Tensor> chunked_delta_rule(const at::Tensor& q, const at::Tensor
                                            const at::Tensor& v, const at::Tensor& g,
                                            const at::Tensor& beta, const at::Tensor& state,
                                            const DeltaRuleLayout& layout) {
-  return ChunkedDeltaRule::apply(q, k, v, g, beta, state, layout.step_offsets, layout.step_sizes);
+  return ChunkedDeltaRule::apply(q, k, v, g, beta, state, layout.scan_offsets, layout.scan_counts,
+                                 layout.step_offsets, layout.step_sizes);
 }
 
 }  // namespace verlpp::model
