@@ -103,7 +103,8 @@ at::Tensor l2_normalize(const at::Tensor& x) {
 
 namespace {
 
-// [T, H, ...] -> [chunks, H, C, ...] fp32 in the layout's chunk order (pads are zero rows).
+// [T, H, ...] -> [chunks, H, C, ...] fp32 in the layout's chunk order (pads are zero rows),
+// contiguous: the chunked form's elementwise terms then run vectorised.
 at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) {
   std::vector<int64_t> pad_shape = x.sizes().vec();
   pad_shape[0] = 1;
@@ -112,7 +113,7 @@ at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) {
           .index_select(0, l.chunk_rows);
   std::vector<int64_t> shape = {l.chunks, l.chunk_size};
   shape.insert(shape.end(), x.sizes().begin() + 1, x.sizes().end());
-  return rows.view(shape).transpose(1, 2);
+  return rows.view(shape).transpose(1, 2).contiguous();
 }
 
 }  // namespace
