@@ -1,8 +1,10 @@
 #include "verlpp/model/layers/gated_deltanet.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include "verlpp/core/error.h"
+#include "verlpp/kernels/causal_conv1d.h"
 #include "verlpp/model/layers/rms_norm.h"
 #include "verlpp/model/weight_table.h"
 
@@ -104,7 +106,28 @@ at::Tensor shifted_conv(const at::Tensor& c, const at::Tensor& weight, const at:
   return at::silu(sum.to(c.scalar_type()));
 }
 
+// The same in verlpp's CUDA kernels (kernels/causal_conv1d.h), forward and backward.
+struct KernelConv : torch::autograd::Function<KernelConv> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& c, const at::Tensor& weight,
+                                                const at::Tensor& offsets) {
+    ctx->save_for_backward({c, weight, offsets});
+    return {kernels::causal_conv1d_silu(c, weight, offsets)};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const kernels::CausalConv1dGrad grad = kernels::causal_conv1d_silu_backward(
+        saved[0], saved[1], saved[2], grad_out[0].contiguous());
+    return {grad.x, grad.weight, at::Tensor()};
+  }
+};
+
 at::Tensor causal_conv(const at::Tensor& c, const at::Tensor& weight, const DeltaRuleLayout& l) {
+  if (kernels::can_causal_conv1d(c, weight)) {
+    return KernelConv::apply(c, weight, l.token_offsets)[0];
+  }
   return c.is_cuda() ? cudnn_conv(c, weight, l) : shifted_conv(c, weight, l.token_offsets);
 }
 
