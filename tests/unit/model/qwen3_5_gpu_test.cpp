@@ -4,8 +4,8 @@
 // their logits by 0.4-1.0 in either implementation, bench/results/qwen3_5_run3: verlpp 0.416 vs
 // transformers 0.413 dense, 0.865 vs 0.959 MoE; verlpp's logits as its log-prob passes compute
 // them, the bf16 lm-head GEMM writing fp32); and fp32 on CUDA against fp32 on the CPU (logits and
-// every gradient: the delta rule's chunked form (scan and conv kernels), the grouped-GEMM experts and varlen attention on
-// the GPU). Skips without a GPU.
+// every gradient: the delta rule's chunked form with its scan and conv kernels, the grouped-GEMM
+// experts and varlen attention on the GPU). Skips without a GPU.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
