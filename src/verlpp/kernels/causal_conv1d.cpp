@@ -42,6 +42,12 @@ bool supported_dtype(at::ScalarType t) {
   return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf;
 }
 
+ElementType element_type(const at::Tensor& x) {
+  return x.scalar_type() == at::kBFloat16 ? ElementType::bf16
+         : x.scalar_type() == at::kHalf   ? ElementType::f16
+                                          : ElementType::f32;
+}
+
 CausalConv1dParams params(const at::Tensor& x, const at::Tensor& weight,
                           const at::Tensor& offsets) {
   CausalConv1dParams p;
@@ -51,9 +57,7 @@ CausalConv1dParams params(const at::Tensor& x, const at::Tensor& weight,
   p.tokens = x.size(0);
   p.channels = static_cast<int>(x.size(1));
   p.taps = static_cast<int>(weight.size(2));
-  p.dtype = x.scalar_type() == at::kBFloat16 ? ConvDtype::bf16
-            : x.scalar_type() == at::kHalf   ? ConvDtype::f16
-                                             : ConvDtype::f32;
+  p.dtype = element_type(x);
   return p;
 }
 
@@ -81,6 +85,44 @@ bool can_causal_conv1d(const at::Tensor& x, const at::Tensor& weight) {
   (void)weight;
   return false;
 #endif
+}
+
+bool can_causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight,
+                              const at::Tensor& windows) {
+  return can_causal_conv1d(x, weight) && windows.dim() == 3 && windows.size(1) == x.size(1) &&
+         windows.size(2) == weight.size(2) - 1 && windows.scalar_type() == x.scalar_type() &&
+         windows.is_contiguous() && windows.device() == x.device();
+}
+
+at::Tensor causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight, at::Tensor& windows,
+                                const at::Tensor& slots) {
+  if (!can_causal_conv1d_update(x, weight, windows) || slots.scalar_type() != at::kLong ||
+      !slots.is_contiguous() || slots.device() != x.device() ||
+      slots.sizes() != at::IntArrayRef({x.size(0)})) {
+    throw Error(fmt::format(
+        "causal conv1d update kernel: needs a build with verlpp's CUDA kernels, contiguous CUDA x "
+        "[N, channels], weight [channels, 1, taps <= 8], windows [slots, channels, taps - 1] of "
+        "one dtype (fp32, bf16, fp16) and int64 slots [N]; got x [{}] ({}), weight [{}], windows "
+        "[{}] ({}), slots [{}]",
+        fmt::join(x.sizes(), ", "), c10::toString(x.scalar_type()), fmt::join(weight.sizes(), ", "),
+        fmt::join(windows.sizes(), ", "), c10::toString(windows.scalar_type()),
+        fmt::join(slots.sizes(), ", ")));
+  }
+  at::Tensor out = at::empty_like(x);
+#ifdef VERLPP_CUDA_KERNELS
+  CausalConv1dUpdateParams p;
+  p.x = x.data_ptr();
+  p.weight = weight.data_ptr();
+  p.windows = windows.data_ptr();
+  p.slots = slots.data_ptr<int64_t>();
+  p.out = out.data_ptr();
+  p.num_seqs = static_cast<int>(x.size(0));
+  p.channels = static_cast<int>(x.size(1));
+  p.taps = static_cast<int>(weight.size(2));
+  p.dtype = element_type(x);
+  throw_if_failed(launch_causal_conv1d_update(p, stream_of(x)));
+#endif
+  return out;
 }
 
 at::Tensor causal_conv1d_silu(const at::Tensor& x, const at::Tensor& weight,

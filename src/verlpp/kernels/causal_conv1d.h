@@ -25,4 +25,13 @@ struct CausalConv1dGrad {
 CausalConv1dGrad causal_conv1d_silu_backward(const at::Tensor& x, const at::Tensor& weight,
                                              const at::Tensor& offsets, const at::Tensor& dout);
 
+// The decode step: x [N, channels] one new column per sequence, windows [slots, channels, taps - 1]
+// (x's dtype) the columns before it at rows slots ([N] int64, distinct), moved on by one column in
+// place. Returns silu(conv) [N, channels]. can_causal_conv1d_update says whether the kernel takes
+// them; causal_conv1d_update throws verlpp::Error when it does not.
+bool can_causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight,
+                              const at::Tensor& windows);
+at::Tensor causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight, at::Tensor& windows,
+                                const at::Tensor& slots);
+
 }  // namespace verlpp::kernels

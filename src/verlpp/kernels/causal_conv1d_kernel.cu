@@ -1,6 +1,3 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "verlpp/kernels/causal_conv1d_kernel.h"
 
 namespace verlpp::kernels {
@@ -10,18 +7,6 @@ namespace {
 constexpr int kMaxTaps = 8;
 constexpr int kChannels = 128;  // channels per block, one per thread
 constexpr int kTokens = kCausalConvTokensPerBlock;
-
-__device__ float load(const float* p, int64_t i) { return p[i]; }
-__device__ float load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
-__device__ float load(const __half* p, int64_t i) { return __half2float(p[i]); }
-__device__ float round_to(float v, const float*) { return v; }
-__device__ float round_to(float v, const __nv_bfloat16*) {
-  return __bfloat162float(__float2bfloat16(v));
-}
-__device__ float round_to(float v, const __half*) { return __half2float(__float2half(v)); }
-__device__ void store(float* p, int64_t i, float v) { p[i] = v; }
-__device__ void store(__nv_bfloat16* p, int64_t i, float v) { p[i] = __float2bfloat16(v); }
-__device__ void store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
 
 __device__ float sigmoid(float v) { return 1.f / (1.f + expf(-v)); }
 
@@ -99,12 +84,34 @@ __global__ void backward_kernel(CausalConv1dParams p) {
   for (int j = 0; j < K; ++j) partial[j] = dw[j];
 }
 
-template <template <typename> class Launch>
-cudaError_t dispatch(const CausalConv1dParams& p, cudaStream_t stream) {
+// One thread per (sequence, channel).
+template <typename T>
+__global__ void update_kernel(CausalConv1dUpdateParams p) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<int64_t>(p.num_seqs) * p.channels) return;
+  const int64_t n = i / p.channels;
+  const int c = static_cast<int>(i % p.channels);
+  const int K = p.taps;
+  const auto* w = static_cast<const T*>(p.weight);
+  auto* window = static_cast<T*>(p.windows) + (p.slots[n] * p.channels + c) * (K - 1);
+  const T column = static_cast<const T*>(p.x)[i];
+  float acc = 0.f;
+  for (int j = 0; j < K - 1; ++j) {
+    acc = fmaf(load(w, static_cast<int64_t>(c) * K + j), load(window, j), acc);
+  }
+  acc = fmaf(load(w, static_cast<int64_t>(c) * K + K - 1), load(&column, 0), acc);
+  for (int j = 0; j + 1 < K - 1; ++j) window[j] = window[j + 1];
+  if (K > 1) window[K - 2] = column;
+  const float pre = round_to(acc, window);
+  store(static_cast<T*>(p.out), i, pre * sigmoid(pre));
+}
+
+template <template <typename> class Launch, typename Params>
+cudaError_t dispatch(const Params& p, cudaStream_t stream) {
   switch (p.dtype) {
-    case ConvDtype::bf16:
+    case ElementType::bf16:
       return Launch<__nv_bfloat16>::run(p, stream);
-    case ConvDtype::f16:
+    case ElementType::f16:
       return Launch<__half>::run(p, stream);
     default:
       return Launch<float>::run(p, stream);
@@ -125,6 +132,15 @@ struct Forward {
 };
 
 template <typename T>
+struct Update {
+  static cudaError_t run(const CausalConv1dUpdateParams& p, cudaStream_t stream) {
+    const int64_t n = static_cast<int64_t>(p.num_seqs) * p.channels;
+    update_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p);
+    return cudaGetLastError();
+  }
+};
+
+template <typename T>
 struct Backward {
   static cudaError_t run(const CausalConv1dParams& p, cudaStream_t stream) {
     backward_kernel<T><<<grid_of(p), kChannels, 0, stream>>>(p);
@@ -133,6 +149,11 @@ struct Backward {
 };
 
 }  // namespace
+
+cudaError_t launch_causal_conv1d_update(const CausalConv1dUpdateParams& p, cudaStream_t stream) {
+  if (p.num_seqs == 0 || p.channels == 0) return cudaSuccess;
+  return dispatch<Update>(p, stream);
+}
 
 bool causal_conv1d_supported(int taps) { return taps >= 1 && taps <= kMaxTaps; }
 

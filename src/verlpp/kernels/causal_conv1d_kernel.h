@@ -17,9 +17,9 @@
 
 #include <cstdint>
 
-namespace verlpp::kernels {
+#include "verlpp/kernels/element_type.h"
 
-enum class ConvDtype { f32, bf16, f16 };
+namespace verlpp::kernels {
 
 struct CausalConv1dParams {
   const void* x;           // [tokens, channels], contiguous
@@ -31,7 +31,19 @@ struct CausalConv1dParams {
   float* dw_partial;       // backward: [token_blocks, channels, taps] fp32
   int64_t tokens = 0;
   int channels = 0, taps = 0;
-  ConvDtype dtype = ConvDtype::f32;
+  ElementType dtype = ElementType::f32;
+};
+
+// The decode step: one new column per sequence, its window of the taps - 1 columns before it kept
+// in a state slot, updated in place (moved on by one column).
+struct CausalConv1dUpdateParams {
+  const void* x;         // [num_seqs, channels]: the new columns
+  const void* weight;    // [channels, taps]
+  void* windows;         // [slots, channels, taps - 1]: read, then moved on, at rows slots[n]
+  const int64_t* slots;  // [num_seqs], distinct
+  void* out;             // [num_seqs, channels]
+  int num_seqs = 0, channels = 0, taps = 0;
+  ElementType dtype = ElementType::f32;
 };
 
 // Tokens per block of the weight gradient (dw_partial has ceil(tokens / this) rows).
@@ -42,5 +54,7 @@ bool causal_conv1d_supported(int taps);
 
 cudaError_t launch_causal_conv1d_forward(const CausalConv1dParams& params, cudaStream_t stream);
 cudaError_t launch_causal_conv1d_backward(const CausalConv1dParams& params, cudaStream_t stream);
+cudaError_t launch_causal_conv1d_update(const CausalConv1dUpdateParams& params,
+                                        cudaStream_t stream);
 
 }  // namespace verlpp::kernels

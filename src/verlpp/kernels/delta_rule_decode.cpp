@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <string>
 
 #include "verlpp/core/error.h"
@@ -87,6 +88,81 @@ at::Tensor delta_rule_decode(const at::Tensor& q, const at::Tensor& k, const at:
   }
 #endif
   return out;
+}
+
+bool can_delta_rule_decode_inputs(const at::Tensor& conv, const at::Tensor& a, const at::Tensor& b,
+                                  const at::Tensor& A_log, const at::Tensor& dt_bias) {
+#ifdef VERLPP_CUDA_KERNELS
+  const at::ScalarType t = conv.scalar_type();
+  bool same = t == at::kFloat || t == at::kBFloat16 || t == at::kHalf;
+  for (const at::Tensor* x : {&conv, &a, &b, &A_log, &dt_bias}) {
+    same = same && x->is_cuda() && x->scalar_type() == t && x->is_contiguous() &&
+           x->device() == conv.device();
+  }
+  return same && conv.dim() == 2 && a.dim() == 2 && b.sizes() == a.sizes() &&
+         a.size(0) == conv.size(0) && A_log.dim() == 1 && A_log.size(0) == a.size(1) &&
+         dt_bias.sizes() == A_log.sizes() && conv.size(0) <= 65535;
+#else
+  (void)conv;
+  (void)a;
+  (void)b;
+  (void)A_log;
+  (void)dt_bias;
+  return false;
+#endif
+}
+
+DeltaRuleDecodeInputs delta_rule_decode_inputs(const at::Tensor& conv, const at::Tensor& a,
+                                               const at::Tensor& b, const at::Tensor& A_log,
+                                               const at::Tensor& dt_bias, int64_t key_heads,
+                                               int64_t dk, int64_t dv) {
+  const int64_t H = a.dim() == 2 ? a.size(1) : 0;
+  if (!can_delta_rule_decode_inputs(conv, a, b, A_log, dt_bias) || key_heads < 1 ||
+      H % key_heads != 0 || conv.size(1) != 2 * key_heads * dk + H * dv) {
+    throw Error(fmt::format(
+        "delta rule decode inputs kernel: needs a build with verlpp's CUDA kernels and contiguous "
+        "CUDA conv [N, 2 * {} * {} + value_heads * {}], a, b [N, value_heads], A_log, dt_bias "
+        "[value_heads] of one dtype (fp32, bf16, fp16), value_heads a multiple of {}; got conv "
+        "[{}] ({}), a [{}], b [{}], A_log [{}] ({}), dt_bias [{}]",
+        key_heads, dk, dv, key_heads, fmt::join(conv.sizes(), ", "),
+        c10::toString(conv.scalar_type()), fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "),
+        fmt::join(A_log.sizes(), ", "), c10::toString(A_log.scalar_type()),
+        fmt::join(dt_bias.sizes(), ", ")));
+  }
+  const int64_t N = conv.size(0);
+  const auto f32 = conv.options().dtype(at::kFloat);
+  DeltaRuleDecodeInputs in{at::empty({N, H, dk}, f32), at::empty({N, H, dk}, f32),
+                           at::empty({N, H, dv}, f32), at::empty({N, H}, f32),
+                           at::empty({N, H}, f32)};
+#ifdef VERLPP_CUDA_KERNELS
+  DeltaRuleDecodeInputsParams p;
+  p.conv = conv.data_ptr();
+  p.a = a.data_ptr();
+  p.b = b.data_ptr();
+  p.A_log = A_log.data_ptr();
+  p.dt_bias = dt_bias.data_ptr();
+  p.q = in.q.data_ptr<float>();
+  p.k = in.k.data_ptr<float>();
+  p.v = in.v.data_ptr<float>();
+  p.g = in.g.data_ptr<float>();
+  p.beta = in.beta.data_ptr<float>();
+  p.num_seqs = static_cast<int>(N);
+  p.key_heads = static_cast<int>(key_heads);
+  p.value_heads = static_cast<int>(H);
+  p.dk = static_cast<int>(dk);
+  p.dv = static_cast<int>(dv);
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dk)));
+  p.dtype = conv.scalar_type() == at::kBFloat16 ? ElementType::bf16
+            : conv.scalar_type() == at::kHalf   ? ElementType::f16
+                                                : ElementType::f32;
+  const cudaError_t status = launch_delta_rule_decode_inputs(
+      p, c10::cuda::getCurrentCUDAStream(conv.device().index()).stream());
+  if (status != cudaSuccess) {
+    throw Error(std::string("delta rule decode inputs kernel: launch failed: ") +
+                cudaGetErrorString(status));
+  }
+#endif
+  return in;
 }
 
 }  // namespace verlpp::kernels

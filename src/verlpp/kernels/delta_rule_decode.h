@@ -18,4 +18,21 @@ at::Tensor delta_rule_decode(const at::Tensor& q, const at::Tensor& k, const at:
                              const at::Tensor& g, const at::Tensor& beta, at::Tensor& state,
                              const at::Tensor& slots);
 
+// The step's fp32 inputs (delta_rule_decode_kernel.h: DeltaRuleDecodeInputsParams) from the
+// conv output conv [N, 2 key_heads dk + value_heads dv], a, b [N, value_heads] and the
+// parameters A_log, dt_bias [value_heads]: contiguous CUDA tensors of one dtype (fp32, bf16,
+// fp16), value_heads a multiple of key_heads. can_delta_rule_decode_inputs says whether the
+// kernel takes them; delta_rule_decode_inputs throws verlpp::Error when it does not.
+struct DeltaRuleDecodeInputs {
+  at::Tensor q, k;     // [N, value_heads, dk] fp32 (q scaled by dk^-1/2)
+  at::Tensor v;        // [N, value_heads, dv] fp32
+  at::Tensor g, beta;  // [N, value_heads] fp32
+};
+bool can_delta_rule_decode_inputs(const at::Tensor& conv, const at::Tensor& a, const at::Tensor& b,
+                                  const at::Tensor& A_log, const at::Tensor& dt_bias);
+DeltaRuleDecodeInputs delta_rule_decode_inputs(const at::Tensor& conv, const at::Tensor& a,
+                                               const at::Tensor& b, const at::Tensor& A_log,
+                                               const at::Tensor& dt_bias, int64_t key_heads,
+                                               int64_t dk, int64_t dv);
+
 }  // namespace verlpp::kernels

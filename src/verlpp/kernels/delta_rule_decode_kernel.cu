@@ -69,6 +69,66 @@ __global__ void __launch_bounds__(kThreads) delta_rule_decode_kernel(DeltaRuleDe
   if (column && warp == 0) p.out[row * p.dv + j] = o;
 }
 
+constexpr int kInputThreads = 128;
+
+// Sum of `v` over the block (kInputThreads threads); `scratch`: kInputThreads / 32 floats.
+__device__ float block_sum(float v, float* scratch) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float total = 0.f;
+  for (int w = 0; w < kInputThreads / 32; ++w) total += scratch[w];
+  __syncthreads();
+  return total;
+}
+
+// x * rsqrt(sum(x^2) + 1e-6) over n elements of `x` into `out` (fp32, times `scale`), each step
+// rounded to T as ATen's ops on a T tensor do.
+template <typename T>
+__device__ void l2_normalize(const T* x, int n, float scale, float* out, float* scratch) {
+  float partial = 0.f;
+  for (int i = threadIdx.x; i < n; i += kInputThreads) {
+    const float xi = load(x, i);
+    partial += round_to(xi * xi, x);
+  }
+  const float sum = round_to(block_sum(partial, scratch), x);
+  const float inverse = round_to(rsqrtf(round_to(sum + 1e-6f, x)), x);
+  for (int i = threadIdx.x; i < n; i += kInputThreads) {
+    out[i] = round_to(load(x, i) * inverse, x) * scale;
+  }
+}
+
+// One block per (value head, sequence).
+template <typename T>
+__global__ void __launch_bounds__(kInputThreads)
+    decode_inputs_kernel(DeltaRuleDecodeInputsParams p) {
+  __shared__ float scratch[kInputThreads / 32];
+  const int h = blockIdx.x, n = blockIdx.y;
+  const int key_head = h / (p.value_heads / p.key_heads);
+  const int64_t key_dim = static_cast<int64_t>(p.key_heads) * p.dk;
+  const auto* row = static_cast<const T*>(p.conv) + n * (2 * key_dim + p.value_heads * p.dv);
+  const int64_t out = static_cast<int64_t>(n) * p.value_heads + h;
+  l2_normalize(row + key_head * p.dk, p.dk, p.scale, p.q + out * p.dk, scratch);
+  l2_normalize(row + key_dim + key_head * p.dk, p.dk, 1.f, p.k + out * p.dk, scratch);
+  const T* v = row + 2 * key_dim + static_cast<int64_t>(h) * p.dv;
+  for (int i = threadIdx.x; i < p.dv; i += kInputThreads) p.v[out * p.dv + i] = load(v, i);
+  if (threadIdx.x == 0) {
+    const auto* a = static_cast<const T*>(p.a);
+    const auto* b = static_cast<const T*>(p.b);
+    const float x = load(a, out) + load(static_cast<const T*>(p.dt_bias), h);
+    const float softplus = x > 20.f ? x : log1pf(expf(x));  // ATen's threshold 20
+    p.g[out] = -expf(load(static_cast<const T*>(p.A_log), h)) * softplus;
+    p.beta[out] = round_to(1.f / (1.f + expf(-load(b, out))), b);
+  }
+}
+
+template <typename T>
+cudaError_t launch_inputs(const DeltaRuleDecodeInputsParams& p, cudaStream_t stream) {
+  decode_inputs_kernel<T><<<dim3(p.value_heads, p.num_seqs), kInputThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
 template <int kRows>
 cudaError_t launch(const DeltaRuleDecodeParams& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.dv + kColumns - 1) / kColumns),
@@ -79,6 +139,19 @@ cudaError_t launch(const DeltaRuleDecodeParams& p, cudaStream_t stream) {
 }
 
 }  // namespace
+
+cudaError_t launch_delta_rule_decode_inputs(const DeltaRuleDecodeInputsParams& p,
+                                            cudaStream_t stream) {
+  if (p.num_seqs == 0 || p.value_heads == 0) return cudaSuccess;
+  switch (p.dtype) {
+    case ElementType::bf16:
+      return launch_inputs<__nv_bfloat16>(p, stream);
+    case ElementType::f16:
+      return launch_inputs<__half>(p, stream);
+    default:
+      return launch_inputs<float>(p, stream);
+  }
+}
 
 bool delta_rule_decode_supported(int dk, int dv) {
   return dk >= 1 && dk <= 32 * kWarps && dv >= 1 && dv <= 1024;

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "verlpp/kernels/element_type.h"
+
 namespace verlpp::kernels {
 
 struct DeltaRuleDecodeParams {
@@ -30,6 +32,34 @@ struct DeltaRuleDecodeParams {
   float* out;            // [num_seqs, heads, dv]
   int num_seqs = 0, heads = 0, dk = 0, dv = 0;
 };
+
+// The decode step's inputs from Gated DeltaNet's projections (models.md §3.2), one kernel instead
+// of ATen's l2 norms, casts, softplus and sigmoid, with the same roundings: per sequence n and
+// value head h (key head h / (value_heads / key_heads)), from conv [n] = [q | k | v] channels
+// (key_heads * dk, key_heads * dk, value_heads * dv) after the convolution, in the element type:
+//   q = l2norm(q) * scale, k = l2norm(k)  (l2norm(x) = x * rsqrt(sum(x^2) + 1e-6), each product,
+//       the sum, the sum + 1e-6, the rsqrt and the result rounded to the element type as ATen
+//       computes it on such tensors), then fp32
+//   v = fp32(v),  g = -exp(A_log) * softplus(a + dt_bias) in fp32,  beta = sigmoid(b) rounded
+// to the element type, then fp32. Outputs contiguous fp32, the layout delta_rule_decode takes.
+struct DeltaRuleDecodeInputsParams {
+  const void* conv;     // [num_seqs, 2 key_heads dk + value_heads dv]
+  const void* a;        // [num_seqs, value_heads]
+  const void* b;        // [num_seqs, value_heads]
+  const void* A_log;    // [value_heads]
+  const void* dt_bias;  // [value_heads]
+  float* q;             // [num_seqs, value_heads, dk]
+  float* k;             // [num_seqs, value_heads, dk]
+  float* v;             // [num_seqs, value_heads, dv]
+  float* g;             // [num_seqs, value_heads]
+  float* beta;          // [num_seqs, value_heads]
+  int num_seqs = 0, key_heads = 0, value_heads = 0, dk = 0, dv = 0;
+  float scale = 1.0f;
+  ElementType dtype = ElementType::f32;
+};
+
+cudaError_t launch_delta_rule_decode_inputs(const DeltaRuleDecodeInputsParams& params,
+                                            cudaStream_t stream);
 
 // True for the shapes the kernel is built for: 1 <= dk <= 256, 1 <= dv <= 1024.
 bool delta_rule_decode_supported(int dk, int dv);

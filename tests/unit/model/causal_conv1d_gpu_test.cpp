@@ -73,6 +73,37 @@ TEST(CausalConv1dGpu, ForwardAndGradientsMatchFloat64) {
   }
 }
 
+// The decode step's update: three sequences in slots 2, 0 and 3 of four, one column at a time from
+// empty windows, against the full convolution of each sequence; slot 1 stays bit-identical.
+TEST(CausalConv1dGpu, UpdateMatchesTheFullConvolution) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const int64_t C = 70, K = 4, steps = 6;
+  const std::vector<int64_t> slot_ids = {2, 0, 3};
+  const auto N = static_cast<int64_t>(slot_ids.size());
+  at::Generator gen = make_generator(at::kCPU, 17);
+  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    const at::Tensor x = at::randn({N, steps, C}, gen, at::kDouble).to(dtype);
+    const at::Tensor w = (at::randn({C, 1, K}, gen, at::kDouble) * 0.5).to(dtype);
+    const at::Tensor untouched = at::randn({C, K - 1}, gen, at::kDouble).to(dtype);
+    at::Tensor windows = at::zeros({4, C, K - 1}, at::TensorOptions().dtype(dtype));
+    windows[1].copy_(untouched);
+    windows = windows.cuda();
+    const at::Tensor slots = at::tensor(slot_ids, at::kLong).cuda();
+    if (!can_causal_conv1d_update(x[0].cuda(), w.cuda(), windows)) GTEST_SKIP() << "no kernel";
+    const double tol = dtype == at::kFloat ? 1e-6 : 8e-3;
+    for (int64_t t = 0; t < steps; ++t) {
+      const at::Tensor out =
+          causal_conv1d_update(x.select(1, t).contiguous().cuda(), w.cuda(), windows, slots).cpu();
+      for (int64_t n = 0; n < N; ++n) {
+        const at::Tensor want =
+            reference(x[n].narrow(0, 0, t + 1).to(at::kDouble), w.to(at::kDouble), {t + 1});
+        EXPECT_LT(rel(out[n], want[t]), tol) << dtype << " step " << t << " sequence " << n;
+      }
+    }
+    EXPECT_TRUE(at::equal(windows[1].cpu(), untouched)) << dtype;
+  }
+}
+
 TEST(CausalConv1dGpu, WrongInputIsOneLineError) {
   const at::Tensor x = at::zeros({5, 8});
   const at::Tensor w = at::zeros({8, 1, 4});

@@ -5,6 +5,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/causal_conv1d.h"
+#include "verlpp/kernels/delta_rule_decode.h"
 #include "verlpp/model/layers/rms_norm.h"
 #include "verlpp/model/weight_table.h"
 
@@ -152,45 +153,69 @@ void store_windows(const at::Tensor& c, const DeltaRuleLayout& layout, const at:
       0, slots, gathered.view({slots.size(0), W, C}).transpose(1, 2).to(windows.scalar_type()));
 }
 
+// The delta rule's inputs after the conv: q, k [T, Hv, dk] (key heads repeated for the value heads
+// that share them), v [T, Hv, dv], g [T, Hv] fp32, beta [T, Hv].
+struct RuleInputs {
+  at::Tensor q, k, v, g, beta;
+};
+
+RuleInputs rule_inputs(const GatedDeltaNetWeights& w, const LinearAttentionConfig& l,
+                       const at::Tensor& conv, const at::Tensor& a, const at::Tensor& b) {
+  const int64_t T = conv.size(0), Hk = l.num_key_heads, Hv = l.num_value_heads;
+  const int64_t Kd = l.key_dim();
+  RuleInputs in;
+  in.q = conv.narrow(1, 0, Kd).view({T, Hk, l.key_head_dim});
+  in.k = conv.narrow(1, Kd, Kd).view({T, Hk, l.key_head_dim});
+  in.v = conv.narrow(1, 2 * Kd, l.value_dim()).view({T, Hv, l.value_head_dim});
+  if (Hv > Hk) {
+    in.q = in.q.repeat_interleave(Hv / Hk, 1);
+    in.k = in.k.repeat_interleave(Hv / Hk, 1);
+  }
+  in.g = -w.A_log.to(at::kFloat).exp() * at::softplus(a.to(at::kFloat) + w.dt_bias.to(at::kFloat));
+  in.beta = at::sigmoid(b);
+  return in;
+}
+
+// One decode step for the rows of `slots`: on CUDA three of verlpp's kernels (the conv window
+// update, the step's inputs, the fused recurrent step), otherwise the same in ATen.
+at::Tensor decode_step(const GatedDeltaNetWeights& w, const LinearAttentionConfig& l,
+                       const at::Tensor& mixed, const at::Tensor& a, const at::Tensor& b,
+                       RecurrentStateView& state, const at::Tensor& slots) {
+  if (kernels::can_causal_conv1d_update(mixed, w.conv1d, state.conv) &&
+      kernels::can_delta_rule_decode_inputs(mixed, a, b, w.A_log, w.dt_bias) &&
+      kernels::can_delta_rule_decode(state.recurrent)) {
+    const at::Tensor conv = kernels::causal_conv1d_update(mixed, w.conv1d, state.conv, slots);
+    const kernels::DeltaRuleDecodeInputs in = kernels::delta_rule_decode_inputs(
+        conv, a, b, w.A_log, w.dt_bias, l.num_key_heads, l.key_head_dim, l.value_head_dim);
+    return kernels::delta_rule_decode(in.q, in.k, in.v, in.g, in.beta, state.recurrent, slots);
+  }
+  const RuleInputs in = rule_inputs(w, l, conv_step(mixed, w.conv1d, state.conv, slots), a, b);
+  return recurrent_gated_delta_rule_update(in.q, in.k, in.v, in.g, in.beta, state.recurrent, slots);
+}
+
 }  // namespace
 
 at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, const at::Tensor& h,
                           const LayerContext& ctx, int64_t layer) {
   const LinearAttentionConfig& l = c.linear_attention;
   const int64_t T = h.size(0);
-  const int64_t Hk = l.num_key_heads, Hv = l.num_value_heads;
   const at::Tensor x =
       ctx.layout.padded() ? h * ctx.layout.key_mask.reshape({T, 1}).to(h.dtype()) : h;
   const at::Tensor mixed = w.in_proj_qkv(x);
-  const at::Tensor z = w.in_proj_z(x).view({T, Hv, l.value_head_dim});
-  const at::Tensor beta = at::sigmoid(w.in_proj_b(x));
-  const at::Tensor g = -w.A_log.to(at::kFloat).exp() *
-                       at::softplus(w.in_proj_a(x).to(at::kFloat) + w.dt_bias.to(at::kFloat));
+  const at::Tensor z = w.in_proj_z(x).view({T, l.num_value_heads, l.value_head_dim});
+  const at::Tensor a = w.in_proj_a(x), b = w.in_proj_b(x);
   RecurrentStateView* state = nullptr;
-  at::Tensor slots;
   if (ctx.state != nullptr) state = &ctx.state->recurrent.at(static_cast<size_t>(layer));
-  at::Tensor conv;
+  at::Tensor rule_o;
   if (ctx.decode != nullptr) {
-    slots = at::div(ctx.decode->slot_starts, ctx.state->capacity, "floor");
-    conv = conv_step(mixed, w.conv1d, state->conv, slots);
+    const at::Tensor slots = at::div(ctx.decode->slot_starts, ctx.state->capacity, "floor");
+    rule_o = decode_step(w, l, mixed, a, b, *state, slots);
   } else {
     if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
     if (state != nullptr) store_windows(mixed, *ctx.delta_rule, ctx.sequence_slots, state->conv);
-    conv = causal_conv(mixed, w.conv1d, *ctx.delta_rule);
-  }
-  const int64_t Kd = l.key_dim();
-  at::Tensor q = conv.narrow(1, 0, Kd).view({T, Hk, l.key_head_dim});
-  at::Tensor k = conv.narrow(1, Kd, Kd).view({T, Hk, l.key_head_dim});
-  const at::Tensor v = conv.narrow(1, 2 * Kd, l.value_dim()).view({T, Hv, l.value_head_dim});
-  if (Hv > Hk) {
-    q = q.repeat_interleave(Hv / Hk, 1);
-    k = k.repeat_interleave(Hv / Hk, 1);
-  }
-  at::Tensor rule_o;
-  if (ctx.decode != nullptr) {
-    rule_o = recurrent_gated_delta_rule_update(q, k, v, g, beta, state->recurrent, slots);
-  } else {
-    const DeltaRuleOutput rule = chunk_gated_delta_rule(q, k, v, g, beta, *ctx.delta_rule);
+    const RuleInputs in = rule_inputs(w, l, causal_conv(mixed, w.conv1d, *ctx.delta_rule), a, b);
+    const DeltaRuleOutput rule =
+        chunk_gated_delta_rule(in.q, in.k, in.v, in.g, in.beta, *ctx.delta_rule);
     if (state != nullptr) {
       state->recurrent.index_copy_(0, ctx.sequence_slots, rule.final_state);
     }
