@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
 #include <cmath>
@@ -94,6 +95,10 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
   std::vector<int64_t> counts;
   for (int64_t s : l.order) counts.push_back(chunks_of[static_cast<size_t>(s)]);
   l.scan_counts = at::tensor(counts, options).to(device);
+  std::vector<int64_t> inverse(l.order.size());
+  for (size_t i = 0; i < l.order.size(); ++i) inverse[static_cast<size_t>(l.order[i])] = i;
+  l.order_index = at::tensor(l.order, options).to(device);
+  l.order_inverse = at::tensor(inverse, options).to(device);
   return l;
 }
 
@@ -103,18 +108,72 @@ at::Tensor l2_normalize(const at::Tensor& x) {
 
 namespace {
 
-// [T, H, ...] -> [chunks, H, C, ...] fp32 in the layout's chunk order (pads are zero rows),
-// contiguous: the chunked form's elementwise terms then run vectorised.
-at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) {
-  std::vector<int64_t> pad_shape = x.sizes().vec();
-  pad_shape[0] = 1;
-  const at::Tensor rows =
-      at::cat({x.to(at::kFloat), at::zeros(pad_shape, x.options().dtype(at::kFloat))})
-          .index_select(0, l.chunk_rows);
-  std::vector<int64_t> shape = {l.chunks, l.chunk_size};
-  shape.insert(shape.end(), x.sizes().begin() + 1, x.sizes().end());
-  return rows.view(shape).transpose(1, 2).contiguous();
-}
+// out = x[index] for x [R, d] (fp32 out; index [M] may hold R: a zero row), differentiable in x:
+// the backward gathers the gradient's rows by `inverse` [R] (which may hold M: zero), each row of x
+// appearing once in `index`. Two gathers instead of a gather and a scatter-add.
+struct GatherRows : torch::autograd::Function<GatherRows> {
+  static at::Tensor with_zero_row(const at::Tensor& x, bool needed) {
+    const at::Tensor f = x.to(at::kFloat);
+    return needed ? at::cat({f, at::zeros({1, x.size(1)}, f.options())}) : f;
+  }
+
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& x, const at::Tensor& index,
+                                                const at::Tensor& inverse, bool index_pads,
+                                                bool inverse_pads) {
+    ctx->save_for_backward({index, inverse});
+    ctx->saved_data["inverse_pads"] = inverse_pads;
+    ctx->saved_data["dtype"] = static_cast<int64_t>(x.scalar_type());
+    return {with_zero_row(x, index_pads).index_select(0, index)};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const auto dtype = static_cast<at::ScalarType>(ctx->saved_data["dtype"].toInt());
+    const at::Tensor grad = with_zero_row(grad_out[0], ctx->saved_data["inverse_pads"].toBool())
+                                .index_select(0, saved[1])
+                                .to(dtype);
+    return {grad, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+// The rows of [T, H, ...] tensors in the chunked form [chunks, H, C, ...] and back, for H heads:
+// chunk_index [chunks * H * C] (T * H for pads), token_index [T * H].
+struct ChunkIndex {
+  at::Tensor chunk_index, token_index;
+
+  ChunkIndex(const DeltaRuleLayout& l, int64_t H) {
+    const int64_t T = l.tokens, C = l.chunk_size;
+    const at::Tensor heads = at::arange(H, l.chunk_rows.options());
+    const at::Tensor rows = l.chunk_rows.view({l.chunks, 1, C});
+    chunk_index = at::where(rows == T, T * H, rows * H + heads.view({1, H, 1})).reshape(-1);
+    const at::Tensor n = at::div(l.token_rows, C, "floor").view({T, 1});
+    const at::Tensor c = at::remainder(l.token_rows, C).view({T, 1});
+    token_index = ((n * H + heads.view({1, H})) * C + c).reshape(-1);
+  }
+
+  // [T, H, ...] -> [chunks, H, C, ...] fp32 (pad rows zero).
+  at::Tensor to_chunks(const at::Tensor& x, const DeltaRuleLayout& l) const {
+    const std::vector<int64_t> rest(x.sizes().begin() + 2, x.sizes().end());
+    int64_t d = 1;
+    for (const int64_t size : rest) d *= size;
+    const at::Tensor out =
+        GatherRows::apply(x.reshape({x.size(0) * x.size(1), d}), chunk_index, token_index,
+                          /*index_pads=*/true, /*inverse_pads=*/false)[0];
+    std::vector<int64_t> shape = {l.chunks, x.size(1), l.chunk_size};
+    shape.insert(shape.end(), rest.begin(), rest.end());
+    return out.view(shape);
+  }
+
+  // [chunks, H, C, d] -> [T, H, d].
+  at::Tensor from_chunks(const at::Tensor& x, const DeltaRuleLayout& l) const {
+    const int64_t d = x.size(3);
+    return GatherRows::apply(x.reshape({x.numel() / std::max<int64_t>(d, 1), d}), token_index,
+                             chunk_index, /*index_pads=*/false, /*inverse_pads=*/true)[0]
+        .view({l.tokens, x.size(1), d});
+  }
+};
 
 }  // namespace
 
@@ -135,18 +194,18 @@ DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
         fmt::join(beta.sizes(), ", ")));
   }
   const auto f32 = q.options().dtype(at::kFloat);
-  const at::Tensor order = at::tensor(layout.order, at::kLong).to(q.device());
-  at::Tensor state = initial_state.defined() ? initial_state.to(at::kFloat).index_select(0, order)
-                                             : at::zeros({S, H, dk, dv}, f32);
+  at::Tensor state = initial_state.defined()
+                         ? initial_state.to(at::kFloat).index_select(0, layout.order_index)
+                         : at::zeros({S, H, dk, dv}, f32);
   const at::Tensor qn = l2_normalize(q).to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(dk)));
-  const std::vector<at::Tensor> rule = chunked_delta_rule(
-      to_chunks(qn, layout), to_chunks(l2_normalize(k), layout), to_chunks(v, layout),
-      to_chunks(g, layout), to_chunks(beta, layout), state, layout);
+  const ChunkIndex index(layout, H);
+  const std::vector<at::Tensor> rule =
+      chunked_delta_rule(index.to_chunks(qn, layout), index.to_chunks(l2_normalize(k), layout),
+                         index.to_chunks(v, layout), index.to_chunks(g, layout),
+                         index.to_chunks(beta, layout), state, layout);
   DeltaRuleOutput out;
-  out.o = rule[0].transpose(1, 2).reshape({-1, H, dv}).index_select(0, layout.token_rows);
-  at::Tensor inverse = at::empty_like(order);
-  inverse.index_copy_(0, order, at::arange(S, order.options()));
-  out.final_state = rule[1].index_select(0, inverse);
+  out.o = index.from_chunks(rule[0], layout);
+  out.final_state = rule[1].index_select(0, layout.order_inverse);
   return out;
 }
 

@@ -42,6 +42,9 @@ struct DeltaRuleLayout {
   // sequence's chunk count in `order`, int64 [steps] and [S].
   at::Tensor scan_offsets;
   at::Tensor scan_counts;
+  // `order` on the device, and its inverse (each input sequence's place in `order`), int64 [S].
+  at::Tensor order_index;
+  at::Tensor order_inverse;
   // The short convolution's layout (Gated DeltaNet): every sequence preceded by conv_window zero
   // rows. conv_rows [S * conv_window + tokens] int64 (`tokens` = a zero row); conv_outputs [tokens]
   // int64: where token t's output lies in a valid (unpadded) convolution over those rows.
