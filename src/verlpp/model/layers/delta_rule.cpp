@@ -84,21 +84,33 @@ DeltaRuleLayout DeltaRuleLayout::build(const std::vector<int64_t>& starts,
     }
   }
   l.conv_window = conv_window;
-  const auto options = at::TensorOptions().dtype(at::kLong);
-  l.conv_rows = at::tensor(conv_rows, options).to(device);
-  l.conv_outputs = at::tensor(conv_outputs, options).to(device);
-  l.window_rows = at::tensor(window_rows, options).to(device);
-  l.chunk_rows = at::tensor(chunk_rows, options).to(device);
-  l.token_rows = at::tensor(token_rows, options).to(device);
-  l.token_offsets = at::tensor(offsets, options).to(device);
-  l.scan_offsets = at::tensor(l.step_offsets, options).to(device);
-  std::vector<int64_t> counts;
+  std::vector<int64_t> counts, inverse(l.order.size());
   for (int64_t s : l.order) counts.push_back(chunks_of[static_cast<size_t>(s)]);
-  l.scan_counts = at::tensor(counts, options).to(device);
-  std::vector<int64_t> inverse(l.order.size());
   for (size_t i = 0; i < l.order.size(); ++i) inverse[static_cast<size_t>(l.order[i])] = i;
-  l.order_index = at::tensor(l.order, options).to(device);
-  l.order_inverse = at::tensor(inverse, options).to(device);
+  // One host-to-device copy for all of them (each copy from pageable memory waits for the
+  // device's queue), then views.
+  const std::vector<const std::vector<int64_t>*> parts = {
+      &conv_rows, &conv_outputs,   &window_rows, &chunk_rows, &token_rows,
+      &offsets,   &l.step_offsets, &counts,      &l.order,    &inverse};
+  std::vector<int64_t> all;
+  for (const auto* part : parts) all.insert(all.end(), part->begin(), part->end());
+  const at::Tensor packed = at::tensor(all, at::TensorOptions().dtype(at::kLong)).to(device);
+  std::vector<at::Tensor> views;
+  int64_t offset = 0;
+  for (const auto* part : parts) {
+    views.push_back(packed.narrow(0, offset, static_cast<int64_t>(part->size())));
+    offset += static_cast<int64_t>(part->size());
+  }
+  l.conv_rows = views[0];
+  l.conv_outputs = views[1];
+  l.window_rows = views[2];
+  l.chunk_rows = views[3];
+  l.token_rows = views[4];
+  l.token_offsets = views[5];
+  l.scan_offsets = views[6];
+  l.scan_counts = views[7];
+  l.order_index = views[8];
+  l.order_inverse = views[9];
   return l;
 }
 
