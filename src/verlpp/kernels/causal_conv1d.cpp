@@ -28,7 +28,7 @@ void check(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& offs
                           !dout.is_contiguous() || dout.device() != x.device()))) {
     throw Error(fmt::format(
         "causal conv1d kernel: needs a build with verlpp's CUDA kernels and contiguous CUDA x "
-        "[tokens, channels], weight [channels, 1, taps <= 8] of one dtype (fp32, bf16, fp16), "
+        "[tokens, channels], weight [channels, 1, taps <= 4] of one dtype (fp32, bf16, fp16), "
         "int64 offsets [tokens]{}; got x [{}] ({}, {}), weight [{}] ({}), offsets [{}] ({})",
         dout.defined() ? " and dout like x" : "", fmt::join(x.sizes(), ", "),
         c10::toString(x.scalar_type()), x.device().str(), fmt::join(weight.sizes(), ", "),
@@ -101,7 +101,7 @@ at::Tensor causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight, a
       slots.sizes() != at::IntArrayRef({x.size(0)})) {
     throw Error(fmt::format(
         "causal conv1d update kernel: needs a build with verlpp's CUDA kernels, contiguous CUDA x "
-        "[N, channels], weight [channels, 1, taps <= 8], windows [slots, channels, taps - 1] of "
+        "[N, channels], weight [channels, 1, taps <= 4], windows [slots, channels, taps - 1] of "
         "one dtype (fp32, bf16, fp16) and int64 slots [N]; got x [{}] ({}), weight [{}], windows "
         "[{}] ({}), slots [{}]",
         fmt::join(x.sizes(), ", "), c10::toString(x.scalar_type()), fmt::join(weight.sizes(), ", "),

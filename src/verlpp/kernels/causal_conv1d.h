@@ -7,7 +7,7 @@
 namespace verlpp::kernels {
 
 // True when this build compiled the CUDA kernels and they take x [tokens, channels] and weight
-// [channels, 1, taps]: contiguous CUDA tensors of one dtype (fp32, bf16 or fp16), taps <= 8.
+// [channels, 1, taps]: contiguous CUDA tensors of one dtype (fp32, bf16 or fp16), taps <= 4.
 bool can_causal_conv1d(const at::Tensor& x, const at::Tensor& weight);
 
 // out [tokens, channels] (x's dtype) = silu(causal depthwise conv of x), each token at position

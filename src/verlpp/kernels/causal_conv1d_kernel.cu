@@ -4,84 +4,126 @@ namespace verlpp::kernels {
 
 namespace {
 
-constexpr int kMaxTaps = 8;
+constexpr int kMaxTaps = 4;
 constexpr int kChannels = 128;  // channels per block, one per thread
 constexpr int kTokens = kCausalConvTokensPerBlock;
 
 __device__ float sigmoid(float v) { return 1.f / (1.f + expf(-v)); }
 
-// pre[t, c] of the header, rounded to T.
+// The taps right-aligned in kMaxTaps registers: tap[m] multiplies x[t - (kMaxTaps - 1 - m)]
+// (zero for the taps a shorter kernel does not have), so that every register index is a constant.
 template <typename T>
-__device__ float conv_at(const T* x, const T* w, const int64_t* offsets, int64_t t, int c,
-                         int channels, int taps) {
-  float acc = 0.f;
-  const int64_t position = offsets[t];
-  for (int j = 0; j < taps; ++j) {
-    const int back = taps - 1 - j;
-    if (position >= back) {
-      acc = fmaf(load(w, static_cast<int64_t>(c) * taps + j), load(x, (t - back) * channels + c),
-                 acc);
-    }
+__device__ void load_taps(const T* w, int c, int K, float* tap) {
+#pragma unroll
+  for (int m = 0; m < kMaxTaps; ++m) {
+    const int back = kMaxTaps - 1 - m;
+    tap[m] = back < K ? load(w, static_cast<int64_t>(c) * K + K - 1 - back) : 0.f;
   }
-  return round_to(acc, x);
 }
 
-// One thread per (token, channel): blocks of 128 channels x 64 tokens.
+// pre of the token at `position` within its sequence, from window[m] = x[t - (kMaxTaps - 1 - m)].
+__device__ float conv_sum(const float* tap, const float* window, int64_t position) {
+  float acc = 0.f;
+#pragma unroll
+  for (int m = 0; m < kMaxTaps; ++m) {
+    if (position >= kMaxTaps - 1 - m) acc = fmaf(tap[m], window[m], acc);
+  }
+  return acc;
+}
+
+// x[t, c] as fp32, 0 before the first token.
+template <typename T>
+__device__ float x_at(const T* x, int64_t t, int c, int channels) {
+  return t >= 0 ? load(x, t * channels + c) : 0.f;
+}
+
+// One thread per channel of a block of 64 tokens, walking the tokens with the window of x in
+// registers (one load of x per token).
 template <typename T>
 __global__ void forward_kernel(CausalConv1dParams p) {
   const int c = blockIdx.x * kChannels + threadIdx.x;
   if (c >= p.channels) return;
   const auto* x = static_cast<const T*>(p.x);
-  const auto* w = static_cast<const T*>(p.weight);
   auto* out = static_cast<T*>(p.out);
+  float tap[kMaxTaps], window[kMaxTaps];
+  load_taps(static_cast<const T*>(p.weight), c, p.taps, tap);
   const int64_t first = static_cast<int64_t>(blockIdx.y) * kTokens;
-  for (int64_t t = first; t < first + kTokens && t < p.tokens; ++t) {
-    const float pre = conv_at(x, w, p.offsets, t, c, p.channels, p.taps);
+  const int64_t last = first + kTokens < p.tokens ? first + kTokens : p.tokens;
+#pragma unroll
+  for (int m = 0; m < kMaxTaps; ++m) window[m] = x_at(x, first - kMaxTaps + m, c, p.channels);
+  for (int64_t t = first; t < last; ++t) {
+#pragma unroll
+    for (int m = 0; m + 1 < kMaxTaps; ++m) window[m] = window[m + 1];
+    window[kMaxTaps - 1] = load(x, t * p.channels + c);
+    const float pre = round_to(conv_sum(tap, window, p.offsets[t]), x);
     store(out, t * p.channels + c, pre * sigmoid(pre));
   }
 }
 
-// One thread per channel of a block of 64 tokens: dx for the block (dpre of each token and of the
-// taps - 1 tokens after it, recomputed from x) and the block's share of dw.
+// One thread per channel of a block of 64 tokens, walking the tokens backwards with the window of x
+// before the token and the dpre (and positions) of the taps - 1 tokens after it in registers:
+// dx for the block and the block's share of dw.
 template <typename T>
 __global__ void backward_kernel(CausalConv1dParams p) {
   const int c = blockIdx.x * kChannels + threadIdx.x;
   if (c >= p.channels) return;
   const auto* x = static_cast<const T*>(p.x);
-  const auto* w = static_cast<const T*>(p.weight);
   const auto* dout = static_cast<const T*>(p.dout);
   auto* dx = static_cast<T*>(p.dx);
   const int K = p.taps;
-  float weight[kMaxTaps], dw[kMaxTaps] = {};
-  for (int j = 0; j < K; ++j) weight[j] = load(w, static_cast<int64_t>(c) * K + j);
+  float tap[kMaxTaps], window[kMaxTaps], dw[kMaxTaps] = {};
+  float ahead[kMaxTaps] = {};     // ahead[b] = dpre[t + b]
+  int64_t reach[kMaxTaps] = {};  // reach[b] = the position of token t + b (0 past the end)
+  load_taps(static_cast<const T*>(p.weight), c, K, tap);
   const int64_t first = static_cast<int64_t>(blockIdx.y) * kTokens;
   const int64_t last = first + kTokens < p.tokens ? first + kTokens : p.tokens;
-  // dpre of token t, 0 past the end.
-  const auto dpre_at = [&](int64_t t) {
-    if (t >= p.tokens) return 0.f;
-    const float pre = conv_at(x, w, p.offsets, t, c, p.channels, K);
-    const float s = sigmoid(pre);
-    return load(dout, t * p.channels + c) * s * (1.f + pre * (1.f - s));
+  // dpre of token u from its window (window[m] = x[u - (kMaxTaps - 1 - m)]).
+  const auto dpre_of = [&](int64_t u, const float* win) {
+    const float pre = round_to(conv_sum(tap, win, p.offsets[u]), x);
+    const float sg = sigmoid(pre);
+    return load(dout, u * p.channels + c) * sg * (1.f + pre * (1.f - sg));
   };
-  for (int64_t t = first; t < last; ++t) {
-    const float d = dpre_at(t);
-    const int64_t position = p.offsets[t];
-    for (int j = 0; j < K; ++j) {
-      const int back = K - 1 - j;
-      if (position >= back) dw[j] = fmaf(d, load(x, (t - back) * p.channels + c), dw[j]);
+  // The tokens after the block that reach into it.
+#pragma unroll
+  for (int b = 1; b < kMaxTaps; ++b) {
+    const int64_t u = last - 1 + b;
+    if (b < K && u < p.tokens) {
+      float win[kMaxTaps];
+#pragma unroll
+      for (int m = 0; m < kMaxTaps; ++m) win[m] = x_at(x, u - (kMaxTaps - 1 - m), c, p.channels);
+      ahead[b] = dpre_of(u, win);
+      reach[b] = p.offsets[u];
     }
-    // dx[t] collects dpre of the tokens t + back whose window reaches back to t.
+  }
+#pragma unroll
+  for (int m = 0; m < kMaxTaps; ++m) {
+    window[m] = x_at(x, last - 1 - (kMaxTaps - 1 - m), c, p.channels);
+  }
+  for (int64_t t = last - 1; t >= first; --t) {
+    const int64_t position = p.offsets[t];
+    ahead[0] = dpre_of(t, window);
+    reach[0] = position;
     float g = 0.f;
-    for (int back = 0; back < K; ++back) {
-      const int64_t u = t + back;
-      if (u < p.tokens && p.offsets[u] >= back) {
-        g = fmaf(weight[K - 1 - back], back == 0 ? d : dpre_at(u), g);
-      }
+#pragma unroll
+    for (int b = 0; b < kMaxTaps; ++b) {
+      if (reach[b] >= b) g = fmaf(tap[kMaxTaps - 1 - b], ahead[b], g);
     }
     store(dx, t * p.channels + c, g);
+#pragma unroll
+    for (int m = 0; m < kMaxTaps; ++m) {
+      if (position >= kMaxTaps - 1 - m) dw[m] = fmaf(ahead[0], window[m], dw[m]);
+    }
+#pragma unroll
+    for (int b = kMaxTaps - 1; b > 0; --b) {
+      ahead[b] = ahead[b - 1];
+      reach[b] = reach[b - 1];
+    }
+#pragma unroll
+    for (int m = kMaxTaps - 1; m > 0; --m) window[m] = window[m - 1];
+    window[0] = x_at(x, t - kMaxTaps, c, p.channels);
   }
   float* partial = p.dw_partial + (static_cast<int64_t>(blockIdx.y) * p.channels + c) * K;
-  for (int j = 0; j < K; ++j) partial[j] = dw[j];
+  for (int j = 0; j < K; ++j) partial[j] = dw[kMaxTaps - K + j];
 }
 
 // One thread per (sequence, channel).

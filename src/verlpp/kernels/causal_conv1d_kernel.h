@@ -49,7 +49,7 @@ struct CausalConv1dUpdateParams {
 // Tokens per block of the weight gradient (dw_partial has ceil(tokens / this) rows).
 constexpr int kCausalConvTokensPerBlock = 64;
 
-// True for the tap counts the kernels are built for: 1 <= taps <= 8.
+// True for the tap counts the kernels are built for: 1 <= taps <= 4.
 bool causal_conv1d_supported(int taps);
 
 cudaError_t launch_causal_conv1d_forward(const CausalConv1dParams& params, cudaStream_t stream);
