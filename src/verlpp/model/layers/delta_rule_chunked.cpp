@@ -48,8 +48,10 @@ ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tenso
   // unitriangular: the solve reads only the strictly lower part of `a` and takes a unit diagonal.
   t.inverse = at::linalg_solve_triangular(a, at::eye(C, q.options()), /*upper=*/false,
                                           /*left=*/true, /*unitriangular=*/true);
-  t.u = at::matmul(t.inverse, beta.unsqueeze(-1) * v);
-  t.w = at::matmul(t.inverse, (beta * t.egamma).unsqueeze(-1) * k);
+  // diag(beta) and diag(beta e^gamma) scale the columns of T [C, C] rather than the rows of V and
+  // K [C, d] (d = 128 in Qwen3.5: half the elementwise traffic).
+  t.u = at::matmul(t.inverse * beta.unsqueeze(-2), v);
+  t.w = at::matmul(t.inverse * (beta * t.egamma).unsqueeze(-2), k);
   return t;
 }
 
