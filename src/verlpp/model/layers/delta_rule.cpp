@@ -11,6 +11,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/delta_rule_decode.h"
+#include "verlpp/kernels/l2_normalize.h"
 #include "verlpp/model/layers/delta_rule_chunked.h"
 
 namespace verlpp::model {
@@ -150,6 +151,32 @@ struct GatherRows : torch::autograd::Function<GatherRows> {
   }
 };
 
+// l2norm(x) * scale as fp32 on CUDA: verlpp's kernels (kernels/l2_normalize.h) forward and
+// backward, one pass each instead of ATen's chain of broadcasts and casts.
+struct KernelL2Normalize : torch::autograd::Function<KernelL2Normalize> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& x, double scale) {
+    ctx->save_for_backward({x});
+    ctx->saved_data["scale"] = scale;
+    return {kernels::l2_normalize_fp32(x, scale)};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    return {
+        kernels::l2_normalize_fp32_backward(ctx->get_saved_variables()[0], grad_out[0].contiguous(),
+                                            ctx->saved_data["scale"].toDouble()),
+        at::Tensor()};
+  }
+};
+
+// l2norm(x) * scale in fp32, the norm with x's dtype's roundings (transformers' torch path).
+at::Tensor normalized_fp32(const at::Tensor& x, double scale) {
+  if (kernels::can_l2_normalize(x)) return KernelL2Normalize::apply(x, scale)[0];
+  const at::Tensor y = l2_normalize(x).to(at::kFloat);
+  return scale == 1.0 ? y : y * scale;
+}
+
 // The rows of [T, H, ...] tensors in the chunked form [chunks, H, C, ...] and back, for H heads:
 // chunk_index [chunks * H * C] (T * H for pads), token_index [T * H].
 struct ChunkIndex {
@@ -209,12 +236,12 @@ DeltaRuleOutput chunk_gated_delta_rule(const at::Tensor& q, const at::Tensor& k,
   at::Tensor state = initial_state.defined()
                          ? initial_state.to(at::kFloat).index_select(0, layout.order_index)
                          : at::zeros({S, H, dk, dv}, f32);
-  const at::Tensor qn = l2_normalize(q).to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(dk)));
+  const at::Tensor qn = normalized_fp32(q, 1.0 / std::sqrt(static_cast<double>(dk)));
   const ChunkIndex index(layout, H);
-  const std::vector<at::Tensor> rule =
-      chunked_delta_rule(index.to_chunks(qn, layout), index.to_chunks(l2_normalize(k), layout),
-                         index.to_chunks(v, layout), index.to_chunks(g, layout),
-                         index.to_chunks(beta, layout), state, layout);
+  const std::vector<at::Tensor> rule = chunked_delta_rule(
+      index.to_chunks(qn, layout), index.to_chunks(normalized_fp32(k, 1.0), layout),
+      index.to_chunks(v, layout), index.to_chunks(g, layout), index.to_chunks(beta, layout), state,
+      layout);
   DeltaRuleOutput out;
   out.o = index.from_chunks(rule[0], layout);
   out.final_state = rule[1].index_select(0, layout.order_inverse);
