@@ -28,6 +28,7 @@
 #include "verlpp/reward/dispatch.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/trainer/sampling_settings.h"
 
 namespace verlpp::apps {
 
@@ -268,7 +269,7 @@ int run_generate(const GenerateOptions& o) {
   rc.sampling.do_sample = !o.greedy;
   rc.sampling.top_k = o.top_k;
   rc.sampling.top_p = o.top_p;
-  rollout::SamplingParams params = rollout::sampling_params(
+  rollout::SamplingParams params = trainer::sampling_settings(
       rc, false, eos_ids(tokenizer, o.model, lm.config()), pad_id(tokenizer));
   params.use_kv_cache = !o.no_kv_cache;
 

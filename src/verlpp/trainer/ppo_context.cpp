@@ -6,6 +6,7 @@
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_settings.h"
+#include "verlpp/trainer/sampling_settings.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -95,8 +96,8 @@ void make_sampling(PpoContext& ctx) {
   std::vector<std::int32_t> eos = special.eos_token_ids;
   if (eos.empty() && special.eos_id) eos.push_back(*special.eos_id);
   const std::int32_t pad = special.pad_id.value_or(eos.empty() ? 0 : eos.front());
-  ctx.train_sampling = rollout::sampling_params(ctx.config.rollout, false, eos, pad);
-  ctx.val_sampling = rollout::sampling_params(ctx.config.rollout, true, eos, pad);
+  ctx.train_sampling = sampling_settings(ctx.config.rollout, false, eos, pad);
+  ctx.val_sampling = sampling_settings(ctx.config.rollout, true, eos, pad);
 }
 
 }  // namespace

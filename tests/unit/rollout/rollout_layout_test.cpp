@@ -198,34 +198,5 @@ TEST(Rollout, BadPromptsAreErrors) {
                Error);  // qwen2 fixture: vocabulary of 384
 }
 
-TEST(Rollout, SamplingParamsFromTheRolloutSection) {
-  config::RolloutConfig r;
-  r.response_length = 16;
-  r.sampling.temperature = 0.9;
-  r.sampling.top_k = 50;
-  r.val_kwargs.temperature = 0.0;
-  r.val_kwargs.do_sample = false;
-  r.ignore_eos = true;
-  r.max_num_seqs = 64;
-  const SamplingParams train = sampling_params(r, false, {2, 5}, 0);
-  EXPECT_EQ(train.max_num_seqs, 64);
-  EXPECT_EQ(train.temperature, 0.9);
-  EXPECT_EQ(train.top_k, 50);
-  EXPECT_EQ(train.max_response_length, 16);
-  EXPECT_TRUE(train.ignore_eos);
-  EXPECT_EQ(train.eos_token_ids, (std::vector<int32_t>{2, 5}));
-  EXPECT_TRUE(train.use_cuda_graph);
-  r.enforce_eager = true;
-  EXPECT_FALSE(sampling_params(r, false, {}, 0).use_cuda_graph);
-  const SamplingParams val = sampling_params(r, true, {2}, 0);
-  EXPECT_EQ(val.temperature, 0.0);
-  EXPECT_FALSE(val.do_sample);
-  r.sampling.top_p = 0.0;
-  EXPECT_THROW(sampling_params(r, false, {}, 0), Error);
-  r.sampling.top_p = 1.0;
-  r.response_length = 0;
-  EXPECT_THROW(sampling_params(r, false, {}, 0), Error);
-}
-
 }  // namespace
 }  // namespace verlpp::rollout

@@ -1,0 +1,37 @@
+// What one generation call does with each row: the sampling and stopping rules and the engine's
+// settings, as plain values (verl's actor_rollout_ref.rollout keys are translated into it once, by
+// the trainer: trainer/sampling_settings.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace verlpp::rollout {
+
+struct SamplingParams {
+  double temperature = 1.0;  // 0 (or do_sample = false) means greedy
+  std::int64_t top_k = -1;   // <= 0: off
+  double top_p = 1.0;        // 1: off
+  bool do_sample = true;
+  bool ignore_eos = false;
+  std::int64_t max_response_length = 0;     // R: response_length
+  std::vector<std::int32_t> eos_token_ids;  // tokenizer eos + generation_config eos (any of them)
+  std::int32_t pad_token_id = 0;
+  bool calculate_log_probs = true;
+  // rollout.max_num_seqs: rows generated at once (the KV cache is sized for this many; larger
+  // batches are generated in consecutive chunks). <= 0: all rows at once.
+  std::int64_t max_num_seqs = 0;
+  // Engine setting, not a verl key: decode steps between removals of finished rows from the decode
+  // batch (each removal waits for the device). <= 0: every step on the CPU, every 8 on CUDA;
+  // finished rows still in the batch are computed and their output discarded.
+  std::int64_t compaction_interval = 0;
+  // Replay decode steps from CUDA graphs (bf16/fp16 CUDA models whose architecture allows it,
+  // CausalLM::decode_capturable; builds with CUDA graphs and flash attention over the KV cache);
+  // false (rollout.enforce_eager): launch every kernel each step.
+  bool use_cuda_graph = true;
+  // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
+  // instead of reading the KV cache (a reference path for checking the cache; slow).
+  bool use_kv_cache = true;
+};
+
+}  // namespace verlpp::rollout

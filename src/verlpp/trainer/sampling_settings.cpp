@@ -1,0 +1,55 @@
+#include "verlpp/trainer/sampling_settings.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+
+rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, bool validate,
+                                          std::vector<std::int32_t> eos_token_ids,
+                                          std::int32_t pad_token_id) {
+  const config::SamplingConfig& s = validate ? rollout.val_kwargs : rollout.sampling;
+  const std::string section =
+      validate ? "actor_rollout_ref.rollout.val_kwargs." : "actor_rollout_ref.rollout.";
+  if (s.temperature < 0.0) {
+    throw Error(fmt::format("{}temperature: expected >= 0, got {}", section, s.temperature));
+  }
+  if (!(s.top_p > 0.0 && s.top_p <= 1.0)) {
+    throw Error(fmt::format("{}top_p: expected a value in (0, 1], got {}", section, s.top_p));
+  }
+  if (rollout.response_length < 1) {
+    throw Error(fmt::format("actor_rollout_ref.rollout.response_length: expected >= 1, got {}",
+                            rollout.response_length));
+  }
+  if (rollout.enable_rollout_routing_replay) {
+    throw Error(
+        "actor_rollout_ref.rollout.enable_rollout_routing_replay=true: the rollout does not "
+        "record MoE routing in verlpp yet (set false)");
+  }
+  if (rollout.moe_load_balance_metrics_interval > 0) {
+    throw Error(fmt::format(
+        "actor_rollout_ref.rollout.moe_load_balance_metrics_interval={}: verl's rollout/moe/* "
+        "load-balance metrics are not implemented by verlpp yet (set 0; the actor logs "
+        "actor/moe_aux_loss)",
+        rollout.moe_load_balance_metrics_interval));
+  }
+  rollout::SamplingParams p;
+  p.temperature = s.temperature;
+  p.top_k = s.top_k;
+  p.top_p = s.top_p;
+  p.do_sample = s.do_sample;
+  p.ignore_eos = rollout.ignore_eos;
+  p.max_response_length = rollout.response_length;
+  p.eos_token_ids = std::move(eos_token_ids);
+  p.pad_token_id = pad_token_id;
+  p.calculate_log_probs = rollout.calculate_log_probs;
+  p.max_num_seqs = rollout.max_num_seqs.value_or(0);
+  p.use_cuda_graph = !rollout.enforce_eager;
+  return p;
+}
+
+}  // namespace verlpp::trainer

@@ -1,0 +1,44 @@
+// The rollout section's sampling keys and val_kwargs as the rollout's SamplingParams
+// (trainer/sampling_settings.h), and the keys it refuses.
+#include "verlpp/trainer/sampling_settings.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+namespace {
+
+TEST(SamplingSettings, FromTheRolloutSection) {
+  config::RolloutConfig r;
+  r.response_length = 16;
+  r.sampling.temperature = 0.9;
+  r.sampling.top_k = 50;
+  r.val_kwargs.temperature = 0.0;
+  r.val_kwargs.do_sample = false;
+  r.ignore_eos = true;
+  r.max_num_seqs = 64;
+  const rollout::SamplingParams train = sampling_settings(r, false, {2, 5}, 0);
+  EXPECT_EQ(train.max_num_seqs, 64);
+  EXPECT_EQ(train.temperature, 0.9);
+  EXPECT_EQ(train.top_k, 50);
+  EXPECT_EQ(train.max_response_length, 16);
+  EXPECT_TRUE(train.ignore_eos);
+  EXPECT_EQ(train.eos_token_ids, (std::vector<int32_t>{2, 5}));
+  EXPECT_TRUE(train.use_cuda_graph);
+  r.enforce_eager = true;
+  EXPECT_FALSE(sampling_settings(r, false, {}, 0).use_cuda_graph);
+  const rollout::SamplingParams val = sampling_settings(r, true, {2}, 0);
+  EXPECT_EQ(val.temperature, 0.0);
+  EXPECT_FALSE(val.do_sample);
+  r.sampling.top_p = 0.0;
+  EXPECT_THROW(sampling_settings(r, false, {}, 0), Error);
+  r.sampling.top_p = 1.0;
+  r.response_length = 0;
+  EXPECT_THROW(sampling_settings(r, false, {}, 0), Error);
+}
+
+}  // namespace
+}  // namespace verlpp::trainer
