@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "verlpp/core/error.h"
 
 namespace verlpp::rollout {
@@ -30,6 +32,25 @@ KVCache::KVCache(const std::vector<model::LayerStateSpec>& layers, int64_t slots
     view_.layers.push_back({at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options),
                             at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}, options)});
     view_.recurrent.emplace_back();
+  }
+}
+
+void KVCache::copy_slots(const at::Tensor& src, const at::Tensor& dst, int64_t length) {
+  if (src.numel() == 0) return;
+  const int64_t n = std::min(length, view_.capacity);
+  const auto copy = [&](const at::Tensor& state) {
+    state.index_copy_(0, dst, state.index_select(0, src));
+  };
+  for (const model::KVCacheView& kv : view_.layers) {
+    if (!kv.keys.defined()) continue;
+    for (const at::Tensor& t : {kv.keys, kv.values}) {
+      copy(t.view({view_.slots, view_.capacity, t.size(1), t.size(2)}).narrow(1, 0, n));
+    }
+  }
+  for (const model::RecurrentStateView& r : view_.recurrent) {
+    if (!r.conv.defined()) continue;
+    copy(r.conv);
+    copy(r.recurrent);
   }
 }
 

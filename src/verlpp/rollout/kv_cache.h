@@ -21,6 +21,11 @@ class KVCache {
 
   int64_t slots() const { return view_.slots; }
   int64_t capacity() const { return view_.capacity; }
+  // Copies slot src[i]'s state into slot dst[i] ([N] int64 each, on the cache's device; dst
+  // distinct and disjoint from src): the first `length` entries of every attention layer, the
+  // conv window and recurrent state of every linear-attention layer (rows sharing a prompt
+  // start from its prefill).
+  void copy_slots(const at::Tensor& src, const at::Tensor& dst, int64_t length);
   // What the model reads and writes (prefill, decode).
   model::GenerationStateView& view() { return view_; }
   const model::GenerationStateView& view() const { return view_; }

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -74,6 +75,76 @@ PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
   p.cu_seqlens = at::tensor(cu, at::kLong);
   p.last_positions = p.positions.index_select(0, p.cu_seqlens.narrow(0, 1, lengths.numel()) - 1);
   return p;
+}
+
+// Rows whose prompts are the same tokens at the same positions (the trainer repeats each prompt
+// rollout.n times): each prompt's first row, and for each row the index of its prompt there.
+struct PromptGroups {
+  std::vector<int64_t> firsts;  // ascending rows
+  std::vector<int64_t> group;   // [B]
+};
+
+PromptGroups group_prompts(const PackedPrompts& p) {
+  const int64_t* ids = p.ids.data_ptr<int64_t>();
+  const int64_t* positions = p.positions.data_ptr<int64_t>();
+  const int64_t* cu = p.cu_seqlens.data_ptr<int64_t>();
+  std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, int64_t> seen;
+  PromptGroups g;
+  for (size_t b = 0; b < p.lengths.size(); ++b) {
+    auto key = std::make_pair(std::vector<int64_t>(ids + cu[b], ids + cu[b + 1]),
+                              std::vector<int64_t>(positions + cu[b], positions + cu[b + 1]));
+    const auto [it, inserted] = seen.emplace(std::move(key), static_cast<int64_t>(g.firsts.size()));
+    if (inserted) g.firsts.push_back(static_cast<int64_t>(b));
+    g.group.push_back(it->second);
+  }
+  return g;
+}
+
+// The packed prompts of `rows` (ascending) only.
+PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& rows) {
+  const int64_t* cu = p.cu_seqlens.data_ptr<int64_t>();
+  std::vector<int64_t> tokens, new_cu = {0};
+  PackedPrompts q;
+  for (const int64_t r : rows) {
+    for (int64_t t = cu[r]; t < cu[r + 1]; ++t) tokens.push_back(t);
+    q.lengths.push_back(p.lengths[static_cast<size_t>(r)]);
+    new_cu.push_back(static_cast<int64_t>(tokens.size()));
+  }
+  const at::Tensor take = at::tensor(tokens, at::kLong);
+  q.ids = p.ids.index_select(0, take);
+  q.positions = p.positions.index_select(0, take);
+  q.cu_seqlens = at::tensor(new_cu, at::kLong);
+  q.last_positions = p.last_positions.index_select(0, at::tensor(rows, at::kLong));
+  q.max_length = *std::max_element(q.lengths.begin(), q.lengths.end());
+  return q;
+}
+
+// Prefills each distinct prompt once into the slots of its first row and copies that state to the
+// slots of the rows repeating it; returns the hidden state of every row's last prompt token
+// [B, hidden].
+at::Tensor prefill_shared(const model::CausalLM& model, const PackedPrompts& packed,
+                          KVCache& cache) {
+  const PromptGroups g = group_prompts(packed);
+  const auto B = static_cast<int64_t>(packed.lengths.size());
+  const auto U = static_cast<int64_t>(g.firsts.size());
+  const PackedPrompts firsts = U == B ? packed : packed_rows(packed, g.firsts);
+  const at::Tensor hidden =
+      model.prefill(firsts.ids, firsts.positions, firsts.cu_seqlens, g.firsts, cache.view());
+  const at::Device dev = model.device();
+  std::vector<int64_t> src, dst;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t first = g.firsts[static_cast<size_t>(g.group[static_cast<size_t>(b)])];
+    if (first != b) {
+      src.push_back(first);
+      dst.push_back(b);
+    }
+  }
+  if (!src.empty()) {
+    cache.copy_slots(at::tensor(src, at::kLong).to(dev), at::tensor(dst, at::kLong).to(dev),
+                     packed.max_length);
+  }
+  const at::Tensor last = (firsts.cu_seqlens.narrow(0, 1, U) - 1).to(dev);
+  return hidden.index_select(0, last).index_select(0, at::tensor(g.group, at::kLong).to(dev));
 }
 
 SamplerSettings sampler_settings(const SamplingParams& params) {
@@ -186,23 +257,21 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   const bool graphs = flash && params.use_kv_cache && params.use_cuda_graph &&
                       model.decode_capturable() && compat::CudaGraph::available();
   std::optional<KVCache> cache;
-  at::Tensor hidden;
+  at::Tensor last_hidden;  // [B, hidden]: each row's last prompt token
   if (params.use_kv_cache) {
     // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
     cache.emplace(model.generation_state(), B + (graphs ? 1 : 0), packed.max_length + R,
                   model.dtype(), dev);
-    std::vector<int64_t> slots(static_cast<size_t>(B));
-    std::iota(slots.begin(), slots.end(), 0);
-    hidden = model.prefill(packed.ids, packed.positions, packed.cu_seqlens, slots, cache->view());
+    last_hidden = prefill_shared(model, packed, *cache);
   } else {
-    hidden = model.forward_packed(packed.ids, packed.positions, packed.cu_seqlens);
+    last_hidden = model.forward_packed(packed.ids, packed.positions, packed.cu_seqlens)
+                      .index_select(0, (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev));
   }
-  const at::Tensor last = (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev);
   const auto draws = [&](const at::Tensor& rows, int64_t step) {
     return row_uniforms(seed, rows + first_row, step);
   };
-  SampledTokens sampled = sample_tokens(model.logits(hidden.index_select(0, last)), settings,
-                                        draws(at::arange(B, long_options), 0));
+  SampledTokens sampled =
+      sample_tokens(model.logits(last_hidden), settings, draws(at::arange(B, long_options), 0));
 
   ResponseBuffers out;
   out.tokens = at::full({B, R}, params.pad_token_id, long_options);

@@ -27,7 +27,9 @@ namespace verlpp::rollout {
 //   rollout_log_probs fp32  [B, R]      log p(token) under softmax(logits / temperature) (before
 //                                       top-k/top-p truncation; temperature 0 counts as 1), 0 at
 //                                       padding; only when calculate_log_probs
-// meta_info is copied. Finished rows leave the decode batch (see compaction_interval). More rows
+// meta_info is copied. Rows with the same prompt (tokens and positions; rollout.n repeats) are
+// prefilled once, in the first such row, and the others start from a copy of its state. Finished
+// rows leave the decode batch (see compaction_interval). More rows
 // than max_num_seqs are generated in chunks of max_num_seqs rows. Row i draws its random numbers
 // from (seed, first_row + i, step) (rollout::row_uniforms), so sampling depends on the seed, the
 // row's prompt and its index in the whole batch only: generating rows [a, b) of a batch with

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "rollout_test_util.h"
@@ -77,6 +78,34 @@ TEST_P(RolloutGreedy, MatchesRecomputationAndLaysOutTheBatch) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutGreedy,
                          ::testing::Values("qwen2", "qwen3_tied", "qwen3_sharded", "llama3"));
+
+// Rows repeating a prompt (as rollout.n makes them) are prefilled once and start from a copy of
+// that prefill's state (the KV cache; the conv windows and recurrent states of Qwen3.5's linear
+// layers): every row's greedy output still equals greedy decoding by full recomputation, and a
+// repeated row's log-probs equal its first row's.
+class RolloutSharedPrompts : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RolloutSharedPrompts, RepeatedPromptsDecodeAsIfAlone) {
+  const model::CausalLM m = testing::load_fp32(GetParam());
+  const int64_t R = 5;
+  const std::vector<std::vector<int64_t>> prompts = {kPrompts[1], kPrompts[0], kPrompts[1],
+                                                     kPrompts[1], kPrompts[0], kPrompts[3]};
+  const data::Batch out =
+      generate_sequences(m, testing::left_padded(prompts, kP, kPad), greedy(R), 0);
+  for (size_t b = 0; b < prompts.size(); ++b) {
+    EXPECT_EQ(row(out.tensor("responses"), static_cast<int64_t>(b)),
+              testing::greedy_by_recomputation(m, prompts[b], R))
+        << "row " << b;
+  }
+  const at::Tensor lp = out.tensor("rollout_log_probs");
+  for (const auto& [repeat, first] :
+       std::vector<std::pair<int64_t, int64_t>>{{2, 0}, {3, 0}, {4, 1}}) {
+    EXPECT_TRUE(at::allclose(lp[repeat], lp[first], 0.0, 1e-6)) << "row " << repeat;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutSharedPrompts,
+                         ::testing::Values("qwen3_tied", "qwen3_5", "qwen3_5_moe"));
 
 class RolloutStops : public ::testing::Test {
  protected:
