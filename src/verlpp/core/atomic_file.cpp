@@ -1,13 +1,34 @@
 #include "verlpp/core/atomic_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string>
 
 #include "verlpp/core/error.h"
 
 namespace verlpp {
+
+void sync_to_disk(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot sync " + path.string() + " to disk: " + std::strerror(errno));
+  const int synced = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (synced != 0) {
+    throw Error("cannot sync " + path.string() + " to disk: " + std::strerror(saved));
+  }
+}
+
+void sync_tree_to_disk(const std::filesystem::path& folder) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder)) {
+    if (entry.is_regular_file() || entry.is_directory()) sync_to_disk(entry.path());
+  }
+  sync_to_disk(folder);
+}
 
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& temporary)>& write) {
@@ -19,11 +40,18 @@ void write_atomically(const std::filesystem::path& path,
     std::filesystem::remove(temporary, error);
     throw;
   }
+  try {
+    sync_to_disk(temporary);
+  } catch (...) {
+    std::filesystem::remove(temporary, error);
+    throw;
+  }
   std::filesystem::rename(temporary, path, error);
   if (error) {
     std::filesystem::remove(temporary, error);
     throw Error("cannot write " + path.string() + ": " + error.message());
   }
+  sync_to_disk(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {

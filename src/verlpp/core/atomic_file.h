@@ -1,6 +1,8 @@
 // Writing a file without ever losing the one already there: the content goes to a temporary name
-// in the same folder (same file system), which is renamed over the target only once it is
-// complete. A crash or a full disk leaves the old file untouched and no partial target.
+// in the same folder (same file system), which is flushed to the disk (fsync) and renamed over the
+// target only once it is complete, and the folder's new entry is flushed too (as SQLite and
+// PyTorch's distributed checkpoint do). A crash, a power loss or a full disk leaves the old file
+// untouched and no partial target.
 #pragma once
 
 #include <filesystem>
@@ -14,6 +16,13 @@ namespace verlpp {
 // rename fails.
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& temporary)>& write);
+
+// fsync of a file or a folder (its entries): the data reach the disk before the call returns.
+// Throws verlpp::Error naming `path` and the system's reason when it cannot be opened or synced.
+void sync_to_disk(const std::filesystem::path& path);
+
+// sync_to_disk of every file and folder below `folder`, then of `folder` itself.
+void sync_tree_to_disk(const std::filesystem::path& folder);
 
 // write_atomically with `contents` as the file's bytes. Throws verlpp::Error naming `path` when the
 // bytes cannot be written (disk full, folder missing or read-only).

@@ -175,6 +175,8 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   const fs::path target = checkpoint_folder(dir_, global_step_);
   const fs::path replaced = target.string() + ".old";
   std::error_code error;
+  // Every file of the new checkpoint on the disk before any rename makes it the checkpoint.
+  sync_tree_to_disk(staging_);
   fs::remove_all(replaced, error);
   if (fs::exists(target)) fs::rename(target, replaced);
   fs::rename(staging_, target, error);
@@ -184,6 +186,7 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
                 error.message());
   }
   committed_ = true;
+  sync_to_disk(dir_);
   write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
   fs::remove_all(replaced, error);
   prune(dir_, max_to_keep, target);

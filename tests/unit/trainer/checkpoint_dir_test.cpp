@@ -140,6 +140,22 @@ TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
             std::string::npos);
 }
 
+TEST_F(CheckpointDirTest, SyncToDiskNamesThePathAndTheReason) {
+  write_file_atomically(dir_ / "a", "x");
+  fs::create_directories(dir_ / "tree" / "sub");
+  write_file_atomically(dir_ / "tree" / "sub" / "b", "y");
+  EXPECT_NO_THROW(sync_to_disk(dir_ / "a"));
+  EXPECT_NO_THROW(sync_tree_to_disk(dir_ / "tree"));
+  try {
+    sync_to_disk(dir_ / "missing");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((dir_ / "missing").string()), std::string::npos) << what;
+    EXPECT_NE(what.find("No such file or directory"), std::string::npos) << what;
+  }
+}
+
 TEST_F(CheckpointDirTest, AtomicWriteFailureKeepsOldFile) {
   const fs::path file = dir_ / "state.txt";
   write_file_atomically(file, "old");
