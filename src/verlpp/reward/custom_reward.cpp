@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <exception>
 
 #include "verlpp/core/error.h"
 
@@ -58,11 +59,24 @@ ScoreResult CustomRewardFunction::operator()(std::string_view data_source,
   const std::string source(data_source), solution(solution_str), truth(ground_truth);
   const std::string extra = extra_info.is_null() ? "{}" : extra_info.dump();
   ScoreResult result;
-  result.score = fn_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str());
+  try {
+    result.score = fn_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str());
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("custom reward '{}' in '{}' threw for data_source '{}': {}", name_,
+                            path_, data_source, e.what()));
+  } catch (...) {
+    throw Error(fmt::format("custom reward '{}' in '{}' threw an exception for data_source '{}'",
+                            name_, path_, data_source));
+  }
   if (std::isnan(result.score)) {
     throw Error(
         fmt::format("custom reward '{}' in '{}' returned NaN (failure) for data_source '{}'", name_,
                     path_, data_source));
+  }
+  if (std::isinf(result.score)) {
+    throw Error(fmt::format(
+        "custom reward '{}' in '{}' returned {} for data_source '{}' (a reward must be finite)",
+        name_, path_, result.score, data_source));
   }
   return result;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "verlpp/core/error.h"
 
@@ -48,7 +49,16 @@ RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& sc
       throw Error(fmt::format("reward item {}: valid_response_length {} outside [0, {}]", i,
                               item.valid_response_length, response_length));
     }
-    ScoreResult score = scorer(item.data_source, item.response, item.ground_truth, item.extra_info);
+    ScoreResult score;
+    try {
+      score = scorer(item.data_source, item.response, item.ground_truth, item.extra_info);
+    } catch (const Error& e) {
+      throw Error(fmt::format("reward row {}: {}", i, e.what()));
+    }
+    if (!std::isfinite(score.score)) {
+      throw Error(fmt::format("reward row {} (data_source '{}'): the score is {}, not finite", i,
+                              item.data_source, score.score));
+    }
     double reward = score.score;
     out.extra["acc"].push_back(score.score);
     for (const auto& [key, value] : score.extra) out.extra[key].push_back(value);

@@ -16,7 +16,10 @@
  * ground_truth (row's reward_model.ground_truth) and extra_info_json (row's extra_info as a JSON
  * object; "{}" when absent). These are verl's compute_score(data_source, solution_str,
  * ground_truth, extra_info) arguments. The return value is the reward; returning NaN reports a
- * failure, which verlpp turns into an error naming the function.
+ * failure, which verlpp turns into an error naming the function, the library and the row; so
+ * does +-inf, and a C++ exception thrown out of a library built with the same C++ runtime. A
+ * library that crashes (a signal) ends the run; the checkpoints already written stay intact (each
+ * is complete on disk before it counts).
  *
  * The library may also export `int verlpp_reward_abi_version(void)`; when present it must return
  * VERLPP_REWARD_ABI_VERSION. verlpp calls the function from one thread at a time.

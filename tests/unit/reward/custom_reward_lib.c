@@ -29,3 +29,12 @@ double always_fails(const char* data_source, const char* solution_str, const cha
   (void)extra_info_json;
   return NAN;
 }
+
+double always_infinite(const char* data_source, const char* solution_str, const char* ground_truth,
+                       const char* extra_info_json) {
+  (void)data_source;
+  (void)solution_str;
+  (void)ground_truth;
+  (void)extra_info_json;
+  return -INFINITY;
+}

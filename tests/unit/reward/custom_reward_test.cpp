@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "verlpp/core/error.h"
 #include "verlpp/reward/dispatch.h"
@@ -27,6 +28,30 @@ TEST(CustomReward, CallsTheLibraryFunction) {
 TEST(CustomReward, NanIsAnError) {
   const Scorer scorer(custom(CUSTOM_REWARD_LIB, "always_fails"));
   EXPECT_THROW(scorer("s", "a", "b", nlohmann::json()), Error);
+}
+
+std::string error_of(const Scorer& scorer) {
+  try {
+    scorer("math/x", "a", "b", nlohmann::json());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(CustomReward, InfinityIsAnErrorNamingTheFunction) {
+  const std::string what = error_of(Scorer(custom(CUSTOM_REWARD_LIB, "always_infinite")));
+  EXPECT_NE(what.find("custom reward 'always_infinite'"), std::string::npos) << what;
+  EXPECT_NE(what.find("returned -inf"), std::string::npos) << what;
+  EXPECT_NE(what.find("math/x"), std::string::npos) << what;
+}
+
+TEST(CustomReward, AThrowingLibraryIsAnErrorNamingIt) {
+  const std::string what =
+      error_of(Scorer(custom(CUSTOM_REWARD_THROWING_LIB, "throws_runtime_error")));
+  EXPECT_NE(what.find("custom reward 'throws_runtime_error'"), std::string::npos) << what;
+  EXPECT_NE(what.find(CUSTOM_REWARD_THROWING_LIB), std::string::npos) << what;
+  EXPECT_NE(what.find("no answer parser for this data source"), std::string::npos) << what;
 }
 
 TEST(CustomReward, BadLibrariesAreClearErrors) {

@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "verlpp/core/error.h"
 
 namespace verlpp::reward {
@@ -38,6 +40,20 @@ TEST(RewardManager, DapoOverlongPenalty) {
   EXPECT_FLOAT_EQ(out.reward_tensor[2][9].item<float>(), 0.0f);
   EXPECT_EQ(out.extra.at("overlong_reward"), (std::vector<double>{-0.5, 0.0, -1.0}));
   EXPECT_EQ(out.extra.at("overlong"), (std::vector<double>{1.0, 0.0, 1.0}));
+}
+
+TEST(RewardManager, ScorerErrorsNameTheRow) {
+  ScorerConfig custom;
+  custom.custom_path = CUSTOM_REWARD_LIB;
+  custom.custom_name = "always_infinite";
+  try {
+    compute_rewards({}, Scorer(custom), items(), 10);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("reward row 0: custom reward 'always_infinite'", 0), 0u) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
 }
 
 TEST(RewardManager, BadConfig) {
