@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "model_fixture.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
@@ -40,10 +41,6 @@ at::Tensor offsets_of(const std::vector<int64_t>& lengths) {
   return at::tensor(offsets, at::kLong);
 }
 
-double rel(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b).norm().item<double>() / (b.norm().item<double>() + 1e-30);
-}
-
 TEST(CausalConv1dGpu, ForwardAndGradientsMatchFloat64) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const std::vector<int64_t> lengths = {1, 3, 0, 130, 64, 2};
@@ -66,9 +63,9 @@ TEST(CausalConv1dGpu, ForwardAndGradientsMatchFloat64) {
     // fp32: one fp32 sum; bf16: the conv output and silu each rounded once to bf16 (2^-8), and the
     // gradients' dpre kept in fp32 then dx rounded once.
     const double tol = dtype == at::kFloat ? 1e-6 : 8e-3;
-    EXPECT_LT(rel(out, want.detach()), tol) << dtype;
-    EXPECT_LT(rel(grad.x.cpu(), xr.grad()), tol) << dtype;
-    EXPECT_LT(rel(grad.weight.cpu(), wr.grad()), tol) << dtype;
+    EXPECT_LT(model::testing::relative_diff(out, want.detach()), tol) << dtype;
+    EXPECT_LT(model::testing::relative_diff(grad.x.cpu(), xr.grad()), tol) << dtype;
+    EXPECT_LT(model::testing::relative_diff(grad.weight.cpu(), wr.grad()), tol) << dtype;
     EXPECT_EQ(grad.weight.sizes(), w.sizes());
   }
 }
@@ -97,7 +94,8 @@ TEST(CausalConv1dGpu, UpdateMatchesTheFullConvolution) {
       for (int64_t n = 0; n < N; ++n) {
         const at::Tensor want =
             reference(x[n].narrow(0, 0, t + 1).to(at::kDouble), w.to(at::kDouble), {t + 1});
-        EXPECT_LT(rel(out[n], want[t]), tol) << dtype << " step " << t << " sequence " << n;
+        EXPECT_LT(model::testing::relative_diff(out[n], want[t]), tol)
+            << dtype << " step " << t << " sequence " << n;
       }
     }
     EXPECT_TRUE(at::equal(windows[1].cpu(), untouched)) << dtype;

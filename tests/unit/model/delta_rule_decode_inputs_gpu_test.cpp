@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "model_fixture.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
@@ -17,11 +18,6 @@
 
 namespace verlpp::kernels {
 namespace {
-
-double rel(const at::Tensor& a, const at::Tensor& b) {
-  const at::Tensor bd = b.cpu().to(at::kDouble);
-  return (a.cpu().to(at::kDouble) - bd).norm().item<double>() / (bd.norm().item<double>() + 1e-30);
-}
 
 TEST(DeltaRuleDecodeInputsGpu, MatchesTheAtenOps) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -52,11 +48,11 @@ TEST(DeltaRuleDecodeInputsGpu, MatchesTheAtenOps) {
     // The same roundings in both; the sum of squares in another order, so bf16 may differ by one
     // unit of the last place (2^-8) in a few elements.
     const double tol = dtype == at::kFloat ? 1e-6 : 4e-3;
-    EXPECT_LT(rel(in.q, q), tol) << dtype;
-    EXPECT_LT(rel(in.k, k), tol) << dtype;
+    EXPECT_LT(model::testing::relative_diff(in.q, q), tol) << dtype;
+    EXPECT_LT(model::testing::relative_diff(in.k, k), tol) << dtype;
     EXPECT_TRUE(at::equal(in.v.cpu(), v.cpu())) << dtype;
-    EXPECT_LT(rel(in.g, g), 1e-6) << dtype;
-    EXPECT_LT(rel(in.beta, beta), 1e-6) << dtype;
+    EXPECT_LT(model::testing::relative_diff(in.g, g), 1e-6) << dtype;
+    EXPECT_LT(model::testing::relative_diff(in.beta, beta), 1e-6) << dtype;
   }
 }
 

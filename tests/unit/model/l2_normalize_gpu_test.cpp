@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "model_fixture.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
@@ -15,11 +16,6 @@
 
 namespace verlpp::kernels {
 namespace {
-
-double rel(const at::Tensor& a, const at::Tensor& b) {
-  const at::Tensor bd = b.cpu().to(at::kDouble);
-  return (a.cpu().to(at::kDouble) - bd).norm().item<double>() / (bd.norm().item<double>() + 1e-30);
-}
 
 TEST(L2NormalizeGpu, MatchesAtenForwardAndFloat64Backward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
@@ -33,12 +29,13 @@ TEST(L2NormalizeGpu, MatchesAtenForwardAndFloat64Backward) {
     if (!can_l2_normalize(x)) GTEST_SKIP() << "built without the kernel";
     const at::Tensor y = l2_normalize_fp32(x, scale);
     const at::Tensor want = model::l2_normalize(x).to(at::kFloat) * scale;
-    EXPECT_LT(rel(y, want), dtype == at::kFloat ? 1e-6 : 4e-3) << dtype;
+    EXPECT_LT(model::testing::relative_diff(y, want), dtype == at::kFloat ? 1e-6 : 4e-3) << dtype;
     const at::Tensor dy = at::randn({T, H, d}, gen, at::kDouble);
     const at::Tensor xr = x.cpu().to(at::kDouble).requires_grad_(true);
     (xr * at::rsqrt((xr * xr).sum(-1, true) + 1e-6) * scale * dy).sum().backward();
     const at::Tensor dx = l2_normalize_fp32_backward(x, dy.to(at::kCUDA, at::kFloat), scale);
-    EXPECT_LT(rel(dx, xr.grad()), dtype == at::kFloat ? 1e-6 : 4e-3) << dtype;
+    EXPECT_LT(model::testing::relative_diff(dx, xr.grad()), dtype == at::kFloat ? 1e-6 : 4e-3)
+        << dtype;
   }
 }
 
