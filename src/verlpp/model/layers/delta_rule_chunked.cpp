@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "verlpp/kernels/delta_rule_chunk_terms.h"
 #include "verlpp/kernels/delta_rule_scan.h"
 #include "verlpp/model/layers/delta_rule.h"
 
@@ -23,10 +24,37 @@ struct ChunkTerms {
   at::Tensor kk, qk;      // K K^T, Q K^T [N, H, C, C]
   at::Tensor inverse;     // T = (I + A)^{-1} [N, H, C, C], unit lower triangular
   at::Tensor u, w;        // T diag(beta) V [N, H, C, dv], T diag(beta e^gamma) K [N, H, C, dk]
+  at::Tensor qd, kd;      // Q ⊙ e^gamma, K ⊙ e^{gamma_last - gamma} (rows) [N, H, C, dk]
+  at::Tensor p;           // QK^T ⊙ D [N, H, C, C]
 };
 
+// The terms through verlpp's kernel (kernels/delta_rule_chunk_terms.h); decay, kk, qk and the
+// inverse only with `backward`.
+ChunkTerms kernel_chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                              const at::Tensor& g, const at::Tensor& beta, bool backward) {
+  kernels::DeltaRuleChunkTerms r = kernels::delta_rule_chunk_terms(
+      q.contiguous(), k.contiguous(), v.contiguous(), g.contiguous(), beta.contiguous(), backward);
+  ChunkTerms t;
+  t.egamma = r.egamma;
+  t.tail = r.tail;
+  t.last_decay = r.last_decay.view({q.size(0), q.size(1), 1, 1});
+  t.decay = r.decay;
+  t.kk = r.kk;
+  t.qk = r.qk;
+  t.inverse = r.inverse;
+  t.u = r.u;
+  t.w = r.w;
+  t.qd = r.qd;
+  t.kd = r.kd;
+  t.p = r.p;
+  return t;
+}
+
 ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                       const at::Tensor& g, const at::Tensor& beta) {
+                       const at::Tensor& g, const at::Tensor& beta, bool backward) {
+  if (kernels::can_delta_rule_chunk_terms(q, v)) {
+    return kernel_chunk_terms(q, k, v, g, beta, backward);
+  }
   const int64_t C = q.size(2);
   // gamma in float64: in fp32 the cumulative sum of a chunk's log decays (down to -1000 for fast
   // decays) loses about |gamma| * 6e-8 of every gamma_r - gamma_s, a relative error of the decays
@@ -52,6 +80,9 @@ ChunkTerms chunk_terms(const at::Tensor& q, const at::Tensor& k, const at::Tenso
   // K [C, d] (d = 128 in Qwen3.5: half the elementwise traffic).
   t.u = at::matmul(t.inverse * beta.unsqueeze(-2), v);
   t.w = at::matmul(t.inverse * (beta * t.egamma).unsqueeze(-2), k);
+  t.qd = q * t.egamma.unsqueeze(-1);
+  t.kd = k * t.tail.unsqueeze(-1);
+  t.p = t.qk * t.decay;
   return t;
 }
 
@@ -73,9 +104,9 @@ at::Tensor per_chunk(const at::Tensor& last_decay) {
 }
 
 // The scan over chunk steps (steps j: chunks [offsets[j], offsets[j] + sizes[j]) of the first
-// sizes[j] sequences); `kd` = K ⊙ e^{gamma_last - gamma}. On CUDA verlpp's scan kernel.
-Scan scan_forward(const ChunkTerms& t, const at::Tensor& kd, const at::Tensor& state,
-                  const Steps& steps) {
+// sizes[j] sequences). On CUDA verlpp's scan kernel.
+Scan scan_forward(const ChunkTerms& t, const at::Tensor& state, const Steps& steps) {
+  const at::Tensor& kd = t.kd;
   Scan s;
   s.final_state = state.clone();
   if (kernels::can_delta_rule_scan(state, t.u.size(2))) {
@@ -109,8 +140,9 @@ struct ScanGrad {
 
 // The scan in reverse: dv_out = (QK^T ⊙ D)^T dO and dh_out = (Q ⊙ e^gamma)^T dO, the gradients
 // reaching V' and h_j through each chunk's own output.
-ScanGrad scan_backward(const ChunkTerms& t, const at::Tensor& kd, const at::Tensor& dv_out,
-                       const at::Tensor& dh_out, int64_t S, const Steps& steps) {
+ScanGrad scan_backward(const ChunkTerms& t, const at::Tensor& dv_out, const at::Tensor& dh_out,
+                       int64_t S, const Steps& steps) {
+  const at::Tensor& kd = t.kd;
   at::Tensor dstate =
       at::zeros({S, dh_out.size(1), dh_out.size(2), dh_out.size(3)}, dh_out.options());
   ScanGrad d;
@@ -147,11 +179,10 @@ struct ChunkedDeltaRule : torch::autograd::Function<ChunkedDeltaRule> {
                                const at::Tensor& scan_counts, std::vector<int64_t> offsets,
                                std::vector<int64_t> sizes) {
     const Steps steps{offsets, sizes, scan_offsets, scan_counts};
-    const ChunkTerms t = chunk_terms(q, k, v, g, beta);
-    const at::Tensor kd = k * t.tail.unsqueeze(-1);
-    const Scan s = scan_forward(t, kd, state, steps);
-    at::Tensor o = at::matmul(q * t.egamma.unsqueeze(-1), s.h);
-    o.add_(at::matmul(t.qk * t.decay, s.v_new));
+    const ChunkTerms t = chunk_terms(q, k, v, g, beta, /*backward=*/false);
+    const Scan s = scan_forward(t, state, steps);
+    at::Tensor o = at::matmul(t.qd, s.h);
+    o.add_(at::matmul(t.p, s.v_new));
     ctx->save_for_backward({q, k, v, g, beta, state, scan_offsets, scan_counts});
     ctx->saved_data["offsets"] = offsets;
     ctx->saved_data["sizes"] = sizes;
@@ -167,15 +198,12 @@ struct ChunkedDeltaRule : torch::autograd::Function<ChunkedDeltaRule> {
                       ctx->saved_data["sizes"].toIntVector(), saved[6], saved[7]};
     const at::Tensor d_o =
         grad_out[0].defined() ? grad_out[0].contiguous() : at::zeros(v.sizes(), v.options());
-    const ChunkTerms t = chunk_terms(q, k, v, g, beta);
-    const at::Tensor kd = k * t.tail.unsqueeze(-1);
-    const at::Tensor qd = q * t.egamma.unsqueeze(-1);
-    const at::Tensor p = t.qk * t.decay;
-    const Scan s = scan_forward(t, kd, state, steps);
+    const ChunkTerms t = chunk_terms(q, k, v, g, beta, /*backward=*/true);
+    const Scan s = scan_forward(t, state, steps);
     const at::Tensor d_qd = at::matmul(d_o, s.h.transpose(-1, -2));
     const at::Tensor d_p = at::matmul(d_o, s.v_new.transpose(-1, -2));
-    const ScanGrad d = scan_backward(t, kd, at::matmul(p.transpose(-1, -2), d_o),
-                                     at::matmul(qd.transpose(-1, -2), d_o), state.size(0), steps);
+    const ScanGrad d = scan_backward(t, at::matmul(t.p.transpose(-1, -2), d_o),
+                                     at::matmul(t.qd.transpose(-1, -2), d_o), state.size(0), steps);
     // V' = U - W h_j and h_{j+1} = e^{gamma_last} h_j + Kd^T V'.
     const at::Tensor d_w = -at::matmul(d.v_new, s.h.transpose(-1, -2));
     const at::Tensor d_kd = at::matmul(s.v_new, d.next.transpose(-1, -2));

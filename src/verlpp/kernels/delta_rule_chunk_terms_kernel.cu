@@ -1,0 +1,238 @@
+#include <cstdint>
+
+#include "verlpp/kernels/delta_rule_chunk_terms_kernel.h"
+
+namespace verlpp::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kGrid = 16;      // the 16 x 16 thread grid
+constexpr int kMaxChunk = 64;  // rows: y + 16 i, i < 4
+constexpr int kRowsPerThread = kMaxChunk / kGrid;
+constexpr int kColumnTile = 128;  // columns of a C x d product per pass: x + 16 j, j < 8
+constexpr int kColumnsPerThread = kColumnTile / kGrid;
+constexpr int kMaxDim = 256;
+constexpr int kSquare = kMaxChunk + 4;  // row stride of A and T in shared memory
+
+// Row stride in shared memory of [64, d] matrices: d rounded up to 4 (float4 reads) plus 4, so
+// that the 8 rows a quarter warp reads at once fall in different banks.
+__host__ __device__ int row_stride(int d) { return (d + 3) / 4 * 4 + 4; }
+
+struct Layout {
+  int pk, pv, pqv;  // strides of K, V and of the buffer holding Q, then V
+  size_t bytes;
+};
+
+__host__ __device__ Layout layout(int dk, int dv) {
+  Layout l;
+  l.pk = row_stride(dk);
+  l.pv = row_stride(dv);
+  l.pqv = l.pk > l.pv ? l.pk : l.pv;
+  l.bytes = kMaxChunk * sizeof(double) +
+            (kMaxChunk * (l.pk + l.pqv) + 2 * kMaxChunk * kSquare + 4 * kMaxChunk) * sizeof(float);
+  return l;
+}
+
+// dst [64][stride] <- src [C][d] (row-major), zero beyond C rows and d columns.
+__device__ void load_rows(float* dst, const float* src, int C, int d, int stride) {
+  for (int e = threadIdx.x; e < kMaxChunk * stride; e += kThreads) {
+    const int r = e / stride, c = e - r * stride;
+    dst[e] = (r < C && c < d) ? src[r * d + c] : 0.f;
+  }
+}
+
+__device__ float dot4(const float4& a, const float4& b, float acc) {
+  return fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, acc))));
+}
+
+// out [C][cols] = (T diag(coef)) B over s < C, B [64][stride] in shared memory.
+__device__ void lower_product(const float* T, const float* coef, const float* B, int stride,
+                              int cols, int C, float* out) {
+  const int y = threadIdx.x / kGrid, x = threadIdx.x % kGrid;
+  for (int c0 = 0; c0 < cols; c0 += kColumnTile) {
+    float acc[kRowsPerThread][kColumnsPerThread] = {};
+    for (int s = 0; s < C; ++s) {
+      float a[kRowsPerThread], b[kColumnsPerThread];
+#pragma unroll
+      for (int i = 0; i < kRowsPerThread; ++i) a[i] = T[(y + kGrid * i) * kSquare + s] * coef[s];
+#pragma unroll
+      for (int j = 0; j < kColumnsPerThread; ++j) {
+        const int c = c0 + x + kGrid * j;
+        b[j] = c < cols ? B[s * stride + c] : 0.f;
+      }
+#pragma unroll
+      for (int i = 0; i < kRowsPerThread; ++i) {
+#pragma unroll
+        for (int j = 0; j < kColumnsPerThread; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+      const int r = y + kGrid * i;
+#pragma unroll
+      for (int j = 0; j < kColumnsPerThread; ++j) {
+        const int c = c0 + x + kGrid * j;
+        if (r < C && c < cols) out[r * cols + c] = acc[i][j];
+      }
+    }
+  }
+}
+
+// out [C][d] = src [64][stride] with row r scaled by scale[r].
+__device__ void scaled_rows(const float* src, int stride, const float* scale, int C, int d,
+                            float* out) {
+  for (int e = threadIdx.x; e < C * d; e += kThreads) {
+    const int r = e / d, c = e - r * d;
+    out[e] = src[r * stride + c] * scale[r];
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) chunk_terms_kernel(DeltaRuleChunkTermsParams p) {
+  extern __shared__ double shared_d[];
+  const int C = p.chunk, dk = p.dk, dv = p.dv;
+  const Layout l = layout(dk, dv);
+  double* gamma = shared_d;                                // [64]
+  float* K = reinterpret_cast<float*>(gamma + kMaxChunk);  // [64][pk]
+  float* QV = K + kMaxChunk * l.pk;                        // [64][pqv]: Q, then V
+  float* A = QV + kMaxChunk * l.pqv;                       // [64][68]
+  float* T = A + kMaxChunk * kSquare;                      // [64][68]
+  float* beta = T + kMaxChunk * kSquare;                   // [64]
+  float* egamma = beta + kMaxChunk;                        // [64]
+  float* tail = egamma + kMaxChunk;                        // [64]
+  float* beta_egamma = tail + kMaxChunk;                   // [64]
+  const int64_t b = blockIdx.x;                            // chunk * heads + head
+  const int tid = threadIdx.x, y = tid / kGrid, x = tid % kGrid;
+
+  if (tid < kMaxChunk) {
+    gamma[tid] = tid < C ? static_cast<double>(p.g[b * C + tid]) : 0.0;
+    beta[tid] = tid < C ? p.beta[b * C + tid] : 0.f;
+  }
+  load_rows(K, p.k + b * C * dk, C, dk, l.pk);
+  load_rows(QV, p.q + b * C * dk, C, dk, l.pqv);
+  __syncthreads();
+  if (tid == 0) {
+    double sum = 0.0;
+    for (int r = 0; r < C; ++r) gamma[r] = sum += gamma[r];
+    p.last_decay[b] = static_cast<float>(exp(sum));
+  }
+  __syncthreads();
+  if (tid < C) {
+    egamma[tid] = static_cast<float>(exp(gamma[tid]));
+    tail[tid] = static_cast<float>(exp(gamma[C - 1] - gamma[tid]));
+    beta_egamma[tid] = beta[tid] * egamma[tid];
+    p.egamma[b * C + tid] = egamma[tid];
+    p.tail[b * C + tid] = tail[tid];
+  }
+
+  // KK and QK for the thread's rows y + 16 i and columns x + 16 j.
+  float kk[kRowsPerThread][kRowsPerThread] = {}, qk[kRowsPerThread][kRowsPerThread] = {};
+  const int d4 = (dk + 3) / 4 * 4;
+  for (int d = 0; d < d4; d += 4) {
+    float4 kr[kRowsPerThread], qr[kRowsPerThread], kc[kRowsPerThread];
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+      kr[i] = *reinterpret_cast<const float4*>(K + (y + kGrid * i) * l.pk + d);
+      qr[i] = *reinterpret_cast<const float4*>(QV + (y + kGrid * i) * l.pqv + d);
+      kc[i] = *reinterpret_cast<const float4*>(K + (x + kGrid * i) * l.pk + d);
+    }
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+#pragma unroll
+      for (int j = 0; j < kRowsPerThread; ++j) {
+        kk[i][j] = dot4(kr[i], kc[j], kk[i][j]);
+        qk[i][j] = dot4(qr[i], kc[j], qk[i][j]);
+      }
+    }
+  }
+  __syncthreads();  // egamma, tail written
+  const int64_t square = b * C * C;
+#pragma unroll
+  for (int i = 0; i < kRowsPerThread; ++i) {
+    const int r = y + kGrid * i;
+#pragma unroll
+    for (int j = 0; j < kRowsPerThread; ++j) {
+      const int s = x + kGrid * j;
+      const bool inside = r < C && s < C;
+      const float decay = inside && s <= r ? static_cast<float>(exp(gamma[r] - gamma[s])) : 0.f;
+      A[r * kSquare + s] = inside && s < r ? beta[r] * kk[i][j] * decay : 0.f;
+      if (!inside) continue;
+      const int64_t o = square + r * C + s;
+      p.p[o] = qk[i][j] * decay;
+      if (p.decay != nullptr) {
+        p.decay[o] = decay;
+        p.kk[o] = kk[i][j];
+        p.qk[o] = qk[i][j];
+      }
+    }
+  }
+  scaled_rows(QV, l.pqv, egamma, C, dk, p.qd + b * C * dk);
+  scaled_rows(K, l.pk, tail, C, dk, p.kd + b * C * dk);
+  __syncthreads();  // A complete; every read of Q done
+  load_rows(QV, p.v + b * C * dv, C, dv, l.pv);
+
+  // T = (I + A)^{-1}: row s is final once the rows above it have been subtracted; its owners
+  // publish it, then every later row r subtracts A_rs T_s.
+  float t[kRowsPerThread][kRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kRowsPerThread; ++i) {
+#pragma unroll
+    for (int j = 0; j < kRowsPerThread; ++j) t[i][j] = (y + kGrid * i == x + kGrid * j) ? 1.f : 0.f;
+  }
+  for (int s = 0; s < C; ++s) {
+    if (y == s % kGrid) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerThread; ++i) {
+        if (i == s / kGrid) {
+#pragma unroll
+          for (int j = 0; j < kRowsPerThread; ++j) T[s * kSquare + x + kGrid * j] = t[i][j];
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+      const int r = y + kGrid * i;
+      if (r > s) {
+        const float a = A[r * kSquare + s];
+#pragma unroll
+        for (int j = 0; j < kRowsPerThread; ++j) {
+          t[i][j] = fmaf(-a, T[s * kSquare + x + kGrid * j], t[i][j]);
+        }
+      }
+    }
+  }
+  if (p.inverse != nullptr) {
+#pragma unroll
+    for (int i = 0; i < kRowsPerThread; ++i) {
+      const int r = y + kGrid * i;
+#pragma unroll
+      for (int j = 0; j < kRowsPerThread; ++j) {
+        const int s = x + kGrid * j;
+        if (r < C && s < C) p.inverse[square + r * C + s] = t[i][j];
+      }
+    }
+  }
+  __syncthreads();  // T and V complete
+  lower_product(T, beta, QV, l.pv, dv, C, p.u + b * C * dv);
+  lower_product(T, beta_egamma, K, l.pk, dk, C, p.w + b * C * dk);
+}
+
+}  // namespace
+
+bool delta_rule_chunk_terms_supported(int chunk, int dk, int dv) {
+  return chunk >= 1 && chunk <= kMaxChunk && dk >= 1 && dk <= kMaxDim && dv >= 1 && dv <= kMaxDim;
+}
+
+cudaError_t launch_delta_rule_chunk_terms(const DeltaRuleChunkTermsParams& p, cudaStream_t stream) {
+  if (p.chunks == 0 || p.heads == 0) return cudaSuccess;
+  const size_t bytes = layout(p.dk, p.dv).bytes;
+  const cudaError_t set = cudaFuncSetAttribute(
+      chunk_terms_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (set != cudaSuccess) return set;
+  const auto blocks = static_cast<unsigned>(p.chunks * p.heads);
+  chunk_terms_kernel<<<blocks, kThreads, bytes, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace verlpp::kernels
