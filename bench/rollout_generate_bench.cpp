@@ -5,16 +5,19 @@
 // sampling).
 //
 //   verlpp_rollout_bench [--preset qwen3-0.6b] [--prompts 256] [--prompt-length 512]
-//       [--response-length 1024]
+//       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //
-// Every prompt is prompt-length random ids; responses are response-length tokens (ignore_eos),
-// sampled at temperature 1 with top_k/top_p off (verl's rollout defaults). One warm-up call on 8
-// prompts first. Prints a JSON line with output tokens/s (responses only, prefill time included),
-// the prefill time (a call with one response token), the mean decode step and peak CUDA memory
-// allocated; then, when a baseline is given, a JSON line with the ratio to its tokens/s and, when
-// the baseline reports one, both MFUs: the baseline's (verl's FLOPs formula over prompt + response
-// tokens, forward only) and this run's on the same work (the baseline's times the speedup).
+// Every prompt is prompt-length random ids, repeated --n times in consecutive rows as the trainer
+// repeats a GRPO prompt (rollout.n; prompts x n rows in all); --no-prefix-caching is
+// rollout.enable_prefix_caching=false (every row prefilled, not each prompt once); responses are
+// response-length tokens (ignore_eos), sampled at temperature 1 with top_k/top_p off (verl's
+// rollout defaults). One warm-up call on 8 prompts first. Prints a JSON line with output tokens/s
+// (responses only, prefill time included), the prefill time (a call with one response token), the
+// mean decode step and peak CUDA memory allocated; then, when a baseline is given, a JSON line with
+// the ratio to its tokens/s and, when the baseline reports one, both MFUs: the baseline's (verl's
+// FLOPs formula over prompt + response tokens, forward only) and this run's on the same work (the
+// baseline's times the speedup).
 #ifdef VERLPP_PROFILE
 #include <torch/cuda.h>
 
@@ -51,6 +54,8 @@ struct Options {
   int64_t prompts = 256;
   int64_t prompt_length = 512;
   int64_t response_length = 1024;
+  int64_t n = 1;
+  bool prefix_caching = true;
   std::string dtype = "bfloat16";
   std::string baseline;
   uint64_t seed = 0;
@@ -61,8 +66,8 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--no-cuda-graph") {
-      o.cuda_graph = false;
+    if (key == "--no-cuda-graph" || key == "--no-prefix-caching") {
+      (key == "--no-cuda-graph" ? o.cuda_graph : o.prefix_caching) = false;
       --i;
       continue;
     }
@@ -76,6 +81,8 @@ Options parse(int argc, char** argv) {
       o.prompt_length = std::stoll(value);
     } else if (key == "--response-length") {
       o.response_length = std::stoll(value);
+    } else if (key == "--n") {
+      o.n = std::stoll(value);
     } else if (key == "--dtype") {
       o.dtype = value;
     } else if (key == "--baseline") {
@@ -89,12 +96,15 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-verlpp::data::Batch random_prompts(int64_t B, int64_t P, int64_t vocab, uint64_t seed) {
+// B random prompts of P tokens, each repeated n times in consecutive rows.
+verlpp::data::Batch random_prompts(int64_t B, int64_t P, int64_t vocab, uint64_t seed,
+                                   int64_t n = 1) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
   verlpp::data::Batch batch;
-  batch.set_tensor("input_ids", at::randint(0, vocab, {B, P}, gen, at::kLong));
-  batch.set_tensor("attention_mask", at::ones({B, P}, at::kLong));
-  batch.set_tensor("position_ids", at::arange(P, at::kLong).unsqueeze(0).repeat({B, 1}));
+  batch.set_tensor("input_ids",
+                   at::randint(0, vocab, {B, P}, gen, at::kLong).repeat_interleave(n, 0));
+  batch.set_tensor("attention_mask", at::ones({B * n, P}, at::kLong));
+  batch.set_tensor("position_ids", at::arange(P, at::kLong).unsqueeze(0).repeat({B * n, 1}));
   return batch;
 }
 
@@ -136,6 +146,7 @@ int run(const Options& o) {
   params.ignore_eos = true;
   params.eos_token_ids = {static_cast<int32_t>(config.eos_token_id)};
   params.use_cuda_graph = o.cuda_graph;
+  params.enable_prefix_caching = o.prefix_caching;
   params.max_response_length = 16;
   verlpp::rollout::generate_sequences(model, random_prompts(8, 64, config.vocab_size, 1), params, 0)
       .tensor("responses")
@@ -143,7 +154,7 @@ int run(const Options& o) {
       .item<int64_t>();
 
   const verlpp::data::Batch prompts =
-      random_prompts(o.prompts, o.prompt_length, config.vocab_size, o.seed + 2);
+      random_prompts(o.prompts, o.prompt_length, config.vocab_size, o.seed + 2, o.n);
   // Prefill plus the first sampled token alone, to split the time.
   params.max_response_length = 1;
   const double prefill_seconds = timed_generate(model, prompts, params).first;
@@ -162,6 +173,8 @@ int run(const Options& o) {
       {"impl", "verlpp"},
       {"preset", o.preset},
       {"prompts", o.prompts},
+      {"n", o.n},
+      {"prefix_caching", o.prefix_caching},
       {"prompt_length", o.prompt_length},
       {"response_length", o.response_length},
       {"dtype", o.dtype},

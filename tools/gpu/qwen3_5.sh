@@ -7,7 +7,9 @@
 # against transformers in the same call). TARGETS names the build targets, TESTS=0 skips the tests,
 # PART=train / PART=rollout runs only the training pairs / the rollout pair (default: all four);
 # PROFILE=1 adds kernel profiles of the Qwen3.5-2B log-prob pass and update
-# (verlpp_train_step_profile; $OUT/profile_logprob.txt, profile_update.txt); BENCH=0 skips the benchmarks. The benchmarks get what is left of a
+# (verlpp_train_step_profile; $OUT/profile_logprob.txt, profile_update.txt); PREFIX=1 times the
+# rollout of 64 prompts x n 8 (512 -> 256 tokens) with and without rollout.enable_prefix_caching
+# on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); BENCH=0 skips the benchmarks. The benchmarks get what is left of a
 # 570 s call, at most 530 s (their BUDGET). Every result line also goes to $OUT/results.txt.
 set -uo pipefail
 OUT=${OUT:?}
@@ -22,15 +24,23 @@ prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)');$EXTRA
 echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
 {
   [ "${TESTS:-1}" = 1 ] && timeout 120 build/tests/unit/model/verlpp_model_tests \
-    --gtest_filter='*Qwen3_5*:*DeltaRule*:*CausalConv*:*L2Normalize*:-*Checkpoint*' > "$OUT/model_tests.log" 2>&1
+    --gtest_filter='*Qwen3_5*:*DeltaRule*:*CausalConv*:*L2Normalize*:*LogProb*:-*Checkpoint*' > "$OUT/model_tests.log" 2>&1
   grep -E "FAILED|PASSED|bf16|fp32 CUDA|float64" "$OUT/model_tests.log"; tail -3 "$OUT/model_tests.log"
   [ "${TESTS:-1}" = 1 ] && timeout 120 build/tests/unit/rollout/verlpp_rollout_tests \
-    --gtest_filter='*Qwen3_5*:*Transformers*' 2>&1 | grep -E "FAILED|PASSED|Qwen3.5"
+    --gtest_filter='*Qwen3_5*:*Transformers*:*Shared*' 2>&1 | grep -E "FAILED|PASSED|Qwen3.5"
   if [ "${PROFILE:-0}" = 1 ]; then
     for mode in logprob update; do
       timeout 90 build/bench/verlpp_train_step_profile --preset qwen3.5-2b --steps 1 --warmup 2 \
         --logprob-only "$([ $mode = logprob ] && echo 1 || echo 0)" > "$OUT/profile_$mode.txt" 2>&1
       head -30 "$OUT/profile_$mode.txt"
+    done
+  fi
+  if [ "${PREFIX:-0}" = 1 ]; then
+    for preset in qwen3-0.6b qwen3.5-2b; do
+      for flag in "" --no-prefix-caching; do
+        timeout 60 build/bench/verlpp_rollout_bench --preset $preset --prompts 64 --n 8 \
+          --prompt-length 512 --response-length 256 $flag 2>&1 | tail -2
+      done
     done
   fi
   left=$((570 - (SECONDS - start)))

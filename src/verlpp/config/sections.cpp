@@ -219,6 +219,7 @@ RolloutConfig bind_rollout(const Section& s) {
     r.disaggregation_enabled = s.child("disaggregation").boolean("enabled");
   if (s.has("enforce_eager")) r.enforce_eager = s.boolean("enforce_eager");
   if (s.has("free_cache_engine")) r.free_cache_engine = s.boolean("free_cache_engine");
+  if (s.has("enable_prefix_caching")) r.enable_prefix_caching = s.boolean("enable_prefix_caching");
   if (s.has("enable_rollout_routing_replay")) {
     r.enable_rollout_routing_replay = s.boolean("enable_rollout_routing_replay");
   }

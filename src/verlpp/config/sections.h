@@ -147,6 +147,8 @@ struct RolloutConfig {
   // enforce_eager: decode without CUDA graphs (vLLM's flag); free_cache_engine: hand the rollout's
   // cached GPU memory back after generation.
   bool enforce_eager = false, free_cache_engine = true;
+  // enable_prefix_caching: the n samples of a prompt (and repeated prompts) share its prefill.
+  bool enable_prefix_caching = true;
   // Rollout routing replay and verl's rollout/moe/* load-balance metrics (not implemented by
   // verlpp: rollout::sampling_params refuses them when switched on).
   bool enable_rollout_routing_replay = false;

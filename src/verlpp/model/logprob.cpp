@@ -8,6 +8,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/logits_logprob.h"
 
 namespace verlpp::model {
 
@@ -28,11 +29,36 @@ void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::
   if (chunk_tokens <= 0) throw Error("log-prob: chunk_tokens must be > 0");
 }
 
-// log_softmax of one chunk's scaled logits, fp32 [n, V]; the GEMM writes the logits in fp32.
+// One chunk's logits, fp32 [n, V]: the GEMM writes them in fp32.
+at::Tensor chunk_logits(const at::Tensor& h, const at::Tensor& weight) {
+  return compat::mm_fp32(h, weight.t());
+}
+
+// log_softmax of one chunk's scaled logits, fp32 [n, V].
 at::Tensor chunk_log_softmax(const at::Tensor& h, const at::Tensor& weight, double temperature) {
-  at::Tensor logits = compat::mm_fp32(h, weight.t());
+  at::Tensor logits = chunk_logits(h, weight);
   if (temperature != 1.0) logits.div_(temperature);
   return at::log_softmax(logits, -1);
+}
+
+// On CUDA without ids to gather, a chunk's log-probs (and entropy) come from verlpp's kernel
+// (kernels/logits_logprob.h): one pass over the logits instead of log_softmax's [n, V] output
+// and the passes over it; its per-row maximum and log-sum are kept for the backward.
+struct KernelRows {
+  at::Tensor row_max, log_sum, entropy;  // [T] fp32 (entropy undefined without it)
+
+  kernels::LogitsLogProb chunk(int64_t a, int64_t n) const {
+    kernels::LogitsLogProb f;
+    f.row_max = row_max.narrow(0, a, n);
+    f.log_sum = log_sum.narrow(0, a, n);
+    if (entropy.defined()) f.entropy = entropy.narrow(0, a, n);
+    return f;
+  }
+};
+
+at::Tensor chunk_of(const at::Tensor& t, int64_t a, int64_t n) {
+  return t.defined() && t.numel() > 0 ? t.narrow(0, a, n).to(at::kFloat).contiguous()
+                                      : at::Tensor();
 }
 
 // ids: [T, K] int64 (K may be 0): the positions whose log-probs are also gathered.
@@ -48,17 +74,36 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     at::Tensor ent = at::empty({with_entropy ? T : 0}, f32);
     at::Tensor gathered = at::empty({T, K}, f32);
     at::Tensor top_ids = at::empty({T, K}, ids.options());
+    KernelRows rows;
     for (int64_t a = 0; a < T; a += chunk) {
       const int64_t n = std::min(chunk, T - a);
-      const at::Tensor logp = chunk_log_softmax(hidden.narrow(0, a, n), weight, temperature);
-      lp.narrow(0, a, n).copy_(logp.gather(1, targets.narrow(0, a, n).unsqueeze(1)).squeeze(1));
+      const at::Tensor chunk_targets = targets.narrow(0, a, n).contiguous();
+      at::Tensor logits = chunk_logits(hidden.narrow(0, a, n), weight);
+      if (K == 0 && kernels::can_logits_logprob(logits)) {
+        if (!rows.row_max.defined()) {
+          rows.row_max = at::empty({T}, f32);
+          rows.log_sum = at::empty({T}, f32);
+        }
+        const kernels::LogitsLogProb r =
+            kernels::logits_logprob(logits, chunk_targets, temperature, with_entropy);
+        lp.narrow(0, a, n).copy_(r.logprob);
+        rows.row_max.narrow(0, a, n).copy_(r.row_max);
+        rows.log_sum.narrow(0, a, n).copy_(r.log_sum);
+        if (with_entropy) ent.narrow(0, a, n).copy_(r.entropy);
+        continue;
+      }
+      if (temperature != 1.0) logits.div_(temperature);
+      const at::Tensor logp = at::log_softmax(logits, -1);
+      lp.narrow(0, a, n).copy_(logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
       if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
       if (K > 0) {
         gathered.narrow(0, a, n).copy_(logp.gather(1, ids.narrow(0, a, n)));
         top_ids.narrow(0, a, n).copy_(std::get<1>(at::topk(logp, K, -1)));
       }
     }
-    ctx->save_for_backward({hidden, weight, targets, ids});
+    if (rows.row_max.defined() && with_entropy) rows.entropy = ent.clone();
+    ctx->save_for_backward(
+        {hidden, weight, targets, ids, rows.row_max, rows.log_sum, rows.entropy});
     ctx->saved_data["temperature"] = temperature;
     ctx->saved_data["with_entropy"] = with_entropy;
     ctx->saved_data["chunk"] = chunk;
@@ -73,6 +118,7 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     const at::Tensor& weight = saved[1];
     const at::Tensor& targets = saved[2];
     const at::Tensor& ids = saved[3];
+    const KernelRows rows{saved[4], saved[5], saved[6]};
     const double temperature = ctx->saved_data["temperature"].toDouble();
     const bool with_entropy = ctx->saved_data["with_entropy"].toBool();
     const int64_t chunk = ctx->saved_data["chunk"].toInt();
@@ -82,9 +128,20 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
     const int64_t T = hidden.size(0);
     at::Tensor grad_hidden = at::empty_like(hidden);
     at::Tensor grad_weight = at::zeros(weight.sizes(), weight.options().dtype(at::kFloat));
+    const bool kernel = rows.row_max.defined() && !(g_gathered.defined() && g_gathered.numel() > 0);
     for (int64_t a = 0; a < T; a += chunk) {
       const int64_t n = std::min(chunk, T - a);
       const at::Tensor h = hidden.narrow(0, a, n);
+      at::Tensor grad_h = grad_hidden.narrow(0, a, n);
+      if (kernel) {
+        const at::Tensor gz_model = kernels::logits_logprob_backward(
+            chunk_logits(h, weight), targets.narrow(0, a, n).contiguous(), rows.chunk(a, n),
+            chunk_of(g_lp, a, n), with_entropy ? chunk_of(g_ent, a, n) : at::Tensor(), temperature,
+            weight.scalar_type());
+        at::mm_out(grad_h, gz_model, weight);
+        compat::addmm_fp32_(grad_weight, gz_model.t(), h);
+        continue;
+      }
       const at::Tensor logp = chunk_log_softmax(h, weight, temperature);
       const at::Tensor p = logp.exp();
       at::Tensor gz = at::zeros_like(logp);  // d loss / d (logits / temperature), fp32 [n, V]
@@ -106,7 +163,6 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
       // Both products in the model dtype (tensor cores for bf16, as autograd through bf16
       // logits would run them); the weight gradient is summed over chunks in fp32.
       const at::Tensor gz_model = gz.to(weight.scalar_type());
-      at::Tensor grad_h = grad_hidden.narrow(0, a, n);
       at::mm_out(grad_h, gz_model, weight);
       compat::addmm_fp32_(grad_weight, gz_model.t(), h);
     }

@@ -79,17 +79,24 @@ PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
 
 // Rows whose prompts are the same tokens at the same positions (the trainer repeats each prompt
 // rollout.n times): each prompt's first row, and for each row the index of its prompt there.
+// Without `share` every row is its own group.
 struct PromptGroups {
   std::vector<int64_t> firsts;  // ascending rows
   std::vector<int64_t> group;   // [B]
 };
 
-PromptGroups group_prompts(const PackedPrompts& p) {
+PromptGroups group_prompts(const PackedPrompts& p, bool share) {
+  PromptGroups g;
+  if (!share) {
+    g.firsts.resize(p.lengths.size());
+    std::iota(g.firsts.begin(), g.firsts.end(), 0);
+    g.group = g.firsts;
+    return g;
+  }
   const int64_t* ids = p.ids.data_ptr<int64_t>();
   const int64_t* positions = p.positions.data_ptr<int64_t>();
   const int64_t* cu = p.cu_seqlens.data_ptr<int64_t>();
   std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, int64_t> seen;
-  PromptGroups g;
   for (size_t b = 0; b < p.lengths.size(); ++b) {
     auto key = std::make_pair(std::vector<int64_t>(ids + cu[b], ids + cu[b + 1]),
                               std::vector<int64_t>(positions + cu[b], positions + cu[b + 1]));
@@ -120,11 +127,11 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
 }
 
 // Prefills each distinct prompt once into the slots of its first row and copies that state to the
-// slots of the rows repeating it; returns the hidden state of every row's last prompt token
-// [B, hidden].
-at::Tensor prefill_shared(const model::CausalLM& model, const PackedPrompts& packed,
-                          KVCache& cache) {
-  const PromptGroups g = group_prompts(packed);
+// slots of the rows repeating it (with `share`; else every row is its own group); returns the
+// hidden state of every row's last prompt token [B, hidden].
+at::Tensor prefill_shared(const model::CausalLM& model, const PackedPrompts& packed, KVCache& cache,
+                          bool share) {
+  const PromptGroups g = group_prompts(packed, share);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const auto U = static_cast<int64_t>(g.firsts.size());
   const PackedPrompts firsts = U == B ? packed : packed_rows(packed, g.firsts);
@@ -262,7 +269,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
     // With graphs, one more slot: the scratch slot of the graph buckets' unused rows.
     cache.emplace(model.generation_state(), B + (graphs ? 1 : 0), packed.max_length + R,
                   model.dtype(), dev);
-    last_hidden = prefill_shared(model, packed, *cache);
+    last_hidden = prefill_shared(model, packed, *cache, params.enable_prefix_caching);
   } else {
     last_hidden = model.forward_packed(packed.ids, packed.positions, packed.cu_seqlens)
                       .index_select(0, (packed.cu_seqlens.narrow(0, 1, B) - 1).to(dev));

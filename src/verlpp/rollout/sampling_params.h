@@ -29,6 +29,9 @@ struct SamplingParams {
   // CausalLM::decode_capturable; builds with CUDA graphs and flash attention over the KV cache);
   // false (rollout.enforce_eager): launch every kernel each step.
   bool use_cuda_graph = true;
+  // rollout.enable_prefix_caching: rows with the same prompt (the n samples of a GRPO prompt) are
+  // prefilled once and the others copy its generation state; false prefills every row.
+  bool enable_prefix_caching = true;
   // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
   // instead of reading the KV cache (a reference path for checking the cache; slow).
   bool use_kv_cache = true;

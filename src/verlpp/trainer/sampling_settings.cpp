@@ -49,6 +49,7 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
   p.calculate_log_probs = rollout.calculate_log_probs;
   p.max_num_seqs = rollout.max_num_seqs.value_or(0);
   p.use_cuda_graph = !rollout.enforce_eager;
+  p.enable_prefix_caching = rollout.enable_prefix_caching;
   return p;
 }
 

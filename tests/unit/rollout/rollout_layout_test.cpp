@@ -102,6 +102,14 @@ TEST_P(RolloutSharedPrompts, RepeatedPromptsDecodeAsIfAlone) {
        std::vector<std::pair<int64_t, int64_t>>{{2, 0}, {3, 0}, {4, 1}}) {
     EXPECT_TRUE(at::allclose(lp[repeat], lp[first], 0.0, 1e-6)) << "row " << repeat;
   }
+  // rollout.enable_prefix_caching=false prefills every row: the same tokens, and log-probs within
+  // fp32 rounding (the prefill's products run over another batch: 2.4e-6 seen on Qwen3.5).
+  SamplingParams alone = greedy(R);
+  alone.enable_prefix_caching = false;
+  const data::Batch unshared =
+      generate_sequences(m, testing::left_padded(prompts, kP, kPad), alone, 0);
+  EXPECT_TRUE(at::equal(unshared.tensor("responses"), out.tensor("responses")));
+  EXPECT_LT((unshared.tensor("rollout_log_probs") - lp).abs().max().item<double>(), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutSharedPrompts,
