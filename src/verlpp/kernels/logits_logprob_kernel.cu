@@ -13,7 +13,7 @@ constexpr int kWarps = kThreads / 32;
 
 // The running maximum m, s = sum e^{z - m} and t = sum e^{z - m} z of some of a row's z.
 struct Partial {
-  float m = -INFINITY, s = 0.f, t = 0.f;
+  float m, s, t;
 };
 
 // -inf contributes nothing; NaN reaches s (and so the outputs).
@@ -39,7 +39,7 @@ __device__ Partial merge(const Partial& a, const Partial& b) {
 
 __device__ Partial warp_merge(Partial a) {
   for (int offset = 16; offset > 0; offset /= 2) {
-    Partial b;
+    Partial b{};
     b.m = __shfl_xor_sync(0xffffffffu, a.m, offset);
     b.s = __shfl_xor_sync(0xffffffffu, a.s, offset);
     b.t = __shfl_xor_sync(0xffffffffu, a.t, offset);
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(LogitsLogProbParams p
   const int64_t row = blockIdx.x;
   const float* x = p.logits + row * p.vocab;
   const float inv = inverse_temperature(p.temperature);
-  Partial a;
+  Partial a{-INFINITY, 0.f, 0.f};
   if (p.vocab % 4 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
     const auto* x4 = reinterpret_cast<const float4*>(x);
     for (int64_t i = threadIdx.x; i < p.vocab / 4; i += kThreads) {
