@@ -1,0 +1,41 @@
+// One sequence the rollout engine generates (vLLM v1's Request, v1/request.py): its prompt, what
+// has been sampled, how far its tokens are in the KV cache, and why it stopped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace verlpp::rollout {
+
+enum class RequestStatus {
+  waiting,   // not admitted yet, or preempted (its state freed; recomputed on readmission)
+  running,   // holds KV blocks (and a state slot) and is scheduled every step
+  finished,  // stopped: an eos token (unless ignore_eos) or max_tokens sampled
+};
+
+struct Request {
+  std::int64_t id = 0;               // the batch row it answers
+  std::vector<std::int64_t> prompt;  // token ids
+  std::uint64_t prefix_key = 0;  // hashed with the prompt's blocks (e.g. non-standard positions)
+  std::vector<std::int64_t> output;  // sampled tokens (kept across preemption)
+  std::vector<float> logprobs;       // their log-probs
+  std::int64_t max_tokens = 0;       // response_length
+  RequestStatus status = RequestStatus::waiting;
+  std::int64_t num_computed_tokens = 0;  // tokens whose KV (and state) is in the cache
+  // The request whose prompt prefill it shares (the first of the n samples of a GRPO prompt): on
+  // admission it is forked from that request right after the latter's prefill completes.
+  std::optional<std::int64_t> fork_of;
+  std::int64_t num_preemptions = 0;
+
+  std::int64_t num_tokens() const {
+    return static_cast<std::int64_t>(prompt.size() + output.size());
+  }
+  // The token at position i of prompt + output.
+  std::int64_t token(std::int64_t i) const {
+    const auto p = static_cast<std::int64_t>(prompt.size());
+    return i < p ? prompt[static_cast<size_t>(i)] : output[static_cast<size_t>(i - p)];
+  }
+};
+
+}  // namespace verlpp::rollout
