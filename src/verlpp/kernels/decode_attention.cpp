@@ -50,6 +50,7 @@ int choose_splits(int64_t blocks, int64_t max_length, int device) {
 
 void check_shapes(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                   const at::Tensor& starts, const at::Tensor& lengths, int64_t max_length) {
+  // `starts` is a paged call's page_offsets: the same per-sequence int32 shape.
   if (!can_decode_attention(q, k_cache) || !v_cache.sizes().equals(k_cache.sizes()) ||
       v_cache.scalar_type() != k_cache.scalar_type() || v_cache.device() != q.device()) {
     throw Error(fmt::format("decode attention kernel: unsupported q [{}] / cache [{}] ({})",
@@ -87,11 +88,18 @@ bool can_decode_attention(const at::Tensor& q, const at::Tensor& k_cache) {
 #endif
 }
 
-at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
-                            const at::Tensor& v_cache, const at::Tensor& starts,
-                            const at::Tensor& lengths, int64_t max_length, double scale) {
+namespace {
+
+// Where the kernel finds each sequence's keys: contiguous rows from `starts`, or a page table.
+struct KeyRows {
+  at::Tensor starts;               // [>= N] int32
+  at::Tensor pages, page_offsets;  // int32; pages of 2^page_shift rows
+  int page_shift = 0;
+};
+
+at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+               const KeyRows& rows, const at::Tensor& lengths, int64_t max_length, double scale) {
 #ifdef VERLPP_CUDA_KERNELS
-  check_shapes(q, k_cache, v_cache, starts, lengths, max_length);
   if (q.size(0) == 0) return at::empty_like(q);
   at::Tensor query = q.contiguous();
   if (!aligned16(query)) query = query.clone();
@@ -99,7 +107,11 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
   if (!aligned16(keys) || !aligned16(values)) {
     throw Error("decode attention kernel: the KV cache must start on a 16-byte boundary");
   }
-  const at::Tensor starts_c = starts.contiguous(), lengths_c = lengths.contiguous();
+  const at::Tensor lengths_c = lengths.contiguous();
+  const at::Tensor starts_c = rows.starts.defined() ? rows.starts.contiguous() : at::Tensor();
+  const at::Tensor pages_c = rows.pages.defined() ? rows.pages.contiguous() : at::Tensor();
+  const at::Tensor offsets_c =
+      rows.page_offsets.defined() ? rows.page_offsets.contiguous() : at::Tensor();
   DecodeAttentionParams p;
   p.num_seqs = static_cast<int>(query.size(0));
   p.heads = static_cast<int>(query.size(1));
@@ -124,7 +136,10 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
   p.q = query.data_ptr();
   p.k_cache = keys.data_ptr();
   p.v_cache = values.data_ptr();
-  p.starts = starts_c.data_ptr<int32_t>();
+  p.starts = starts_c.defined() ? starts_c.data_ptr<int32_t>() : nullptr;
+  p.pages = pages_c.defined() ? pages_c.data_ptr<int32_t>() : nullptr;
+  p.page_offsets = offsets_c.defined() ? offsets_c.data_ptr<int32_t>() : nullptr;
+  p.page_shift = rows.page_shift;
   p.lengths = lengths_c.data_ptr<int32_t>();
   p.out = out.data_ptr();
   const cudaError_t status =
@@ -135,12 +150,45 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
   }
   return out;
 #else
-  (void)k_cache, (void)v_cache, (void)starts, (void)lengths, (void)max_length, (void)scale;
-  (void)q;
+  (void)q, (void)k_cache, (void)v_cache, (void)rows, (void)lengths, (void)max_length, (void)scale;
   throw Error(
       "decode attention kernel: this build has no CUDA kernels (needs a CUDA LibTorch "
       "and nvcc)");
 #endif
+}
+
+}  // namespace
+
+at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
+                            const at::Tensor& v_cache, const at::Tensor& starts,
+                            const at::Tensor& lengths, int64_t max_length, double scale) {
+#ifdef VERLPP_CUDA_KERNELS
+  check_shapes(q, k_cache, v_cache, starts, lengths, max_length);
+#endif
+  KeyRows rows;
+  rows.starts = starts;
+  return run(q, k_cache, v_cache, rows, lengths, max_length, scale);
+}
+
+at::Tensor decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache,
+                                  const at::Tensor& v_cache, const at::Tensor& pages,
+                                  const at::Tensor& page_offsets, int64_t page_size,
+                                  const at::Tensor& lengths, int64_t max_length, double scale) {
+#ifdef VERLPP_CUDA_KERNELS
+  check_shapes(q, k_cache, v_cache, page_offsets, lengths, max_length);
+#endif
+  if (page_size < 1 || (page_size & (page_size - 1)) != 0 || page_size > (int64_t{1} << 20) ||
+      pages.scalar_type() != at::kInt || pages.device() != q.device()) {
+    throw Error(fmt::format(
+        "decode attention kernel: page_size {} must be a power of two (<= 2^20) and pages int32 "
+        "on {}",
+        page_size, q.device().str()));
+  }
+  KeyRows rows;
+  rows.pages = pages;
+  rows.page_offsets = page_offsets;
+  while ((int64_t{1} << rows.page_shift) < page_size) ++rows.page_shift;
+  return run(q, k_cache, v_cache, rows, lengths, max_length, scale);
 }
 
 }  // namespace verlpp::kernels

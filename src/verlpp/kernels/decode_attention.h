@@ -24,4 +24,13 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
                             const at::Tensor& v_cache, const at::Tensor& starts,
                             const at::Tensor& lengths, int64_t max_length, double scale);
 
+// The same over a paged cache (block tables in CSR form): key t of sequence n is row
+// pages[page_offsets[n] + t / page_size] * page_size + t % page_size of k_cache and v_cache.
+// pages and page_offsets (at least N entries) int32 on q's device; page_size a power of two. Throws
+// verlpp::Error as decode_attention does, and for a page_size that is not a power of two.
+at::Tensor decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache,
+                                  const at::Tensor& v_cache, const at::Tensor& pages,
+                                  const at::Tensor& page_offsets, int64_t page_size,
+                                  const at::Tensor& lengths, int64_t max_length, double scale);
+
 }  // namespace verlpp::kernels

@@ -92,12 +92,20 @@ __global__ void __launch_bounds__(kThreads) split_kernel(DecodeAttentionParams p
   const size_t row_stride = static_cast<size_t>(p.kv_heads) * D;
   const T* keys = static_cast<const T*>(p.k_cache) + static_cast<size_t>(kv) * D + lane * kDims;
   const T* values = static_cast<const T*>(p.v_cache) + static_cast<size_t>(kv) * D + lane * kDims;
-  const size_t first_row = static_cast<size_t>(p.starts[n]);
+  const int32_t* page_list = p.pages != nullptr ? p.pages + p.page_offsets[n] : nullptr;
+  const size_t first_row = page_list == nullptr ? static_cast<size_t>(p.starts[n]) : 0;
+  const int page_mask = (1 << p.page_shift) - 1;
   for (int t0 = begin + warp * kUnroll; t0 < end; t0 += kWarps * kUnroll) {
     float kf[kUnroll][kDims], vf[kUnroll][kDims];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const size_t row = (first_row + min(t0 + u, end - 1)) * row_stride;  // in range; masked below
+      const int t = min(t0 + u, end - 1);  // in range; masked below
+      const size_t cache_row =
+          page_list == nullptr
+              ? first_row + t
+              : (static_cast<size_t>(page_list[t >> p.page_shift]) << p.page_shift) +
+                    (t & page_mask);
+      const size_t row = cache_row * row_stride;
       load<T, kDims>(keys + row, kf[u]);
       load<T, kDims>(values + row, vf[u]);
     }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "verlpp/core/device.h"
@@ -105,6 +106,70 @@ TEST(DecodeAttentionKernelGpu, BadInputIsAnError) {
   const at::Tensor lengths = at::ones({2}, bf16.dtype(at::kInt));
   EXPECT_THROW(decode_attention(q, cache, cache, lengths.to(at::kLong), lengths, 4, 1.0), Error);
   EXPECT_THROW(decode_attention(q, cache, cache, lengths.narrow(0, 0, 1), lengths, 4, 1.0), Error);
+}
+
+// The paged form: each sequence's keys in pages of 16 rows scattered over the cache in a shuffled
+// order (block tables in CSR form), lengths within, at and across page ends and one without keys,
+// against fp64 softmax attention over the rows the page table names.
+TEST(DecodeAttentionKernelGpu, PagedMatchesFp64OverShuffledPages) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto cuda = at::TensorOptions().device(at::kCUDA, 0);
+  const int64_t page = 16;
+  const std::vector<int64_t> lengths = {1, 16, 17, 200, 0, 33};
+  for (const auto& [heads, kv_heads, dim, dtype] :
+       {std::tuple{16, 8, 128, at::kBFloat16}, std::tuple{40, 8, 64, at::kHalf}}) {
+    const at::Tensor probe_q = at::empty({1, heads, dim}, cuda.dtype(dtype));
+    if (!can_decode_attention(probe_q, at::empty({1, kv_heads, dim}, cuda.dtype(dtype)))) {
+      GTEST_SKIP() << "no decode kernel in this build";
+    }
+    std::vector<int64_t> offsets, pages;
+    int64_t used = 0;
+    for (const int64_t l : lengths) {
+      offsets.push_back(static_cast<int64_t>(pages.size()));
+      for (int64_t i = 0; i < (l + page - 1) / page; ++i) pages.push_back(used++);
+    }
+    const int64_t pool = used + 5;
+    at::Generator gen = at::detail::createCPUGenerator(13);
+    const at::Tensor order = at::randperm(pool, gen, at::kLong);  // page i -> a shuffled page
+    for (int64_t& pg : pages) pg = order[pg].item<int64_t>();
+    const auto rounded = [&](at::IntArrayRef shape) {
+      return at::randn(shape, gen, at::kFloat).to(dtype).to(at::kDouble);
+    };
+    const at::Tensor k = rounded({pool * page, kv_heads, dim});
+    const at::Tensor v = rounded({pool * page, kv_heads, dim});
+    const auto N = static_cast<int64_t>(lengths.size());
+    const at::Tensor q = rounded({N, heads, dim});
+    const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
+    at::Tensor want = at::zeros(q.sizes(), at::kDouble);
+    const int64_t G = heads / kv_heads;
+    for (int64_t n = 0; n < N; ++n) {
+      if (lengths[n] == 0) continue;
+      std::vector<int64_t> rows;
+      for (int64_t t = 0; t < lengths[n]; ++t)
+        rows.push_back(pages[offsets[n] + t / page] * page + t % page);
+      const at::Tensor index = at::tensor(rows, at::kLong);
+      for (int64_t h = 0; h < heads; ++h) {
+        const at::Tensor keys = k.index_select(0, index).select(1, h / G);
+        const at::Tensor values = v.index_select(0, index).select(1, h / G);
+        want[n][h].copy_(at::mv(values.t(), at::softmax(at::mv(keys, q[n][h]) * scale, 0)));
+      }
+    }
+    const auto int32 = [&](const std::vector<int64_t>& x) {
+      return at::tensor(x, at::kLong).to(cuda.dtype(at::kInt));
+    };
+    const at::Tensor got = decode_attention_paged(q.to(cuda.dtype(dtype)), k.to(cuda.dtype(dtype)),
+                                                  v.to(cuda.dtype(dtype)), int32(pages),
+                                                  int32(offsets), page, int32(lengths), 200, scale);
+    const at::Tensor error = (got.cpu().to(at::kDouble) - want).abs() / want.abs().clamp_min(1.0);
+    EXPECT_LT(error.max().item<double>(), 8e-3) << "heads " << heads << ", head_dim " << dim;
+  }
+  EXPECT_THROW(decode_attention_paged(at::zeros({1, 16, 128}, cuda.dtype(at::kBFloat16)),
+                                      at::zeros({32, 8, 128}, cuda.dtype(at::kBFloat16)),
+                                      at::zeros({32, 8, 128}, cuda.dtype(at::kBFloat16)),
+                                      at::zeros({2}, cuda.dtype(at::kInt)),
+                                      at::zeros({1}, cuda.dtype(at::kInt)), 12,
+                                      at::ones({1}, cuda.dtype(at::kInt)), 4, 1.0),
+               Error);  // 12 rows a page: not a power of two
 }
 
 // model::decode_attention (the rollout's decode step) reaches the kernel: the same result.
