@@ -58,11 +58,17 @@ struct GenerationStateView {
 };
 
 // Where one decode step reads: sequence n (one query token each) attends to entries
-// [0, lengths[n]) of its slot, the new token's own entry included.
+// [0, lengths[n]) of its slot, the new token's own entry included. With page_size > 0 the cache
+// is paged instead (rollout/kv_cache_manager.h): entry t of sequence n is row
+// pages[page_offsets[n] + t / page_size] * page_size + t % page_size of the flat keys and values,
+// and slot_starts, cu_starts_i32 are not used.
 struct DecodeView {
-  at::Tensor slot_starts;  // [N] int64: slot * capacity
-  at::Tensor lengths;      // [N] int64, on the cache's device
-  int64_t max_length = 0;  // host upper bound of lengths (<= capacity)
+  int64_t page_size = 0;    // a power of two when paged
+  at::Tensor pages;         // [P] int32: every sequence's pages, in order
+  at::Tensor page_offsets;  // [N] int32: sequence n's first entry in pages
+  at::Tensor slot_starts;   // [N] int64: slot * capacity
+  at::Tensor lengths;       // [N] int64, on the cache's device
+  int64_t max_length = 0;   // host upper bound of lengths (<= capacity)
   // For flash attention (bf16/fp16 CUDA): [N + 1] int32 slot starts then slots * capacity, and
   // lengths as int32. Undefined when not used.
   at::Tensor cu_starts_i32;

@@ -108,11 +108,23 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
 namespace {
 
 // Gathers each sequence's first max_length entries: [N, max_length, kv_heads, d].
+// [N, max_length] int64: the cache row of entry t of sequence n (beyond its length: some row in
+// range, masked by the caller).
+at::Tensor key_rows(const DecodeView& view) {
+  const at::Tensor t = at::arange(view.max_length, view.lengths.options()).unsqueeze(0);
+  if (view.page_size == 0) return view.slot_starts.unsqueeze(1) + t;
+  const at::Tensor pages = view.pages.to(at::kLong);
+  const at::Tensor entry =
+      (view.page_offsets.to(at::kLong).unsqueeze(1) + at::div(t, view.page_size, "floor"))
+          .clamp_max(std::max<int64_t>(pages.numel() - 1, 0));
+  return pages.index_select(0, entry.reshape({-1})).view(entry.sizes()) * view.page_size +
+         at::remainder(t, view.page_size);
+}
+
 at::Tensor gather_prefix(const at::Tensor& flat, const DecodeView& view) {
-  const at::Tensor offsets = at::arange(view.max_length, view.slot_starts.options());
-  const at::Tensor rows = (view.slot_starts.unsqueeze(1) + offsets.unsqueeze(0)).reshape({-1});
-  return flat.index_select(0, rows).view(
-      {view.slot_starts.size(0), view.max_length, flat.size(1), flat.size(2)});
+  const int64_t N = view.lengths.size(0);
+  return flat.index_select(0, key_rows(view).reshape({-1}))
+      .view({N, view.max_length, flat.size(1), flat.size(2)});
 }
 
 at::Tensor eager_decode(const at::Tensor& q, const KVCacheView& cache, const DecodeView& view,
@@ -137,12 +149,21 @@ at::Tensor eager_decode(const at::Tensor& q, const KVCacheView& cache, const Dec
 
 at::Tensor decode_attention(const at::Tensor& q, const KVCacheView& cache, int64_t capacity,
                             const DecodeView& view, double scale) {
-  if (view.max_length < 1 || view.max_length > capacity) {
+  if (view.max_length < 1 || (view.page_size == 0 && view.max_length > capacity)) {
     throw Error(fmt::format("decode attention: max_length {} outside [1, capacity {}]",
                             view.max_length, capacity));
   }
   const at::Tensor& keys = cache.keys;
   const at::Tensor& values = cache.values;
+  if (view.page_size > 0) {
+    if (kernels::can_decode_attention(q, keys)) {
+      return kernels::decode_attention_paged(
+          q, keys, values, view.pages, view.page_offsets, view.page_size,
+          view.lengths_i32.defined() ? view.lengths_i32 : view.lengths.to(at::kInt),
+          view.max_length, scale);
+    }
+    return eager_decode(q, cache, view, scale);
+  }
   if (view.cu_starts_i32.defined()) {
     if (kernels::can_decode_attention(q, keys)) {
       return kernels::decode_attention(q, keys, values, view.cu_starts_i32, view.lengths_i32,
