@@ -302,10 +302,31 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
     throw Error(fmt::format("prefill: cu_seqlens ends at {} but there are {} tokens", rows.size(),
                             input_ids.size(0)));
   }
+  return prefill(input_ids, position_ids, cu_seqlens, at::tensor(rows, at::kLong),
+                 at::tensor(slots, at::kLong), state);
+}
+
+at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                             const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
+                             const at::Tensor& state_slots, GenerationStateView& state) const {
+  const at::Device dev = device();
+  LayerContext ctx;
+  ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
+  const auto S = static_cast<int64_t>(ctx.layout.lengths.size());
+  if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes() ||
+      cache_rows.sizes() != input_ids.sizes() || state_slots.dim() != 1 ||
+      state_slots.size(0) != S || S == 0 ||
+      ctx.layout.starts.back() + ctx.layout.lengths.back() != input_ids.size(0)) {
+    throw Error(fmt::format(
+        "prefill: input_ids, position_ids and cache_rows must be [tokens] (where cu_seqlens "
+        "ends) and state_slots [{}] (one per sequence), got {}, {}, {} and {}",
+        S, shape_string(input_ids.sizes()), shape_string(position_ids.sizes()),
+        shape_string(cache_rows.sizes()), shape_string(state_slots.sizes())));
+  }
   ctx.state = &state;
-  ctx.cache_rows = at::tensor(rows, at::kLong).to(dev);
+  ctx.cache_rows = cache_rows.to(dev, at::kLong);
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
-  ctx.sequence_slots = at::tensor(slots, at::kLong).to(dev);
+  ctx.sequence_slots = state_slots.to(dev, at::kLong);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr);
 }
@@ -314,17 +335,19 @@ at::Tensor CausalLM::decode(const at::Tensor& input_ids, const at::Tensor& posit
                             const DecodeView& view, GenerationStateView& state) const {
   const int64_t N = input_ids.size(0);
   if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes() ||
-      view.slot_starts.sizes() != input_ids.sizes() || view.lengths.sizes() != input_ids.sizes()) {
+      view.new_rows.sizes() != input_ids.sizes() || view.state_slots.sizes() != input_ids.sizes() ||
+      view.lengths.sizes() != input_ids.sizes()) {
     throw Error(
-        fmt::format("decode: input_ids, position_ids, slot_starts and lengths must all be "
-                    "[N], got {}, {}, {} and {}",
+        fmt::format("decode: input_ids, position_ids, new_rows, state_slots and lengths must all "
+                    "be [N], got {}, {}, {}, {} and {}",
                     shape_string(input_ids.sizes()), shape_string(position_ids.sizes()),
-                    shape_string(view.slot_starts.sizes()), shape_string(view.lengths.sizes())));
+                    shape_string(view.new_rows.sizes()), shape_string(view.state_slots.sizes()),
+                    shape_string(view.lengths.sizes())));
   }
   LayerContext ctx;
   ctx.state = &state;
   ctx.decode = &view;
-  ctx.cache_rows = view.slot_starts + view.lengths - 1;
+  ctx.cache_rows = view.new_rows;
   ctx.rope = rope_tables(impl_->inv_freq, position_ids, dtype());
   return impl_->run(input_ids.view({N}), ctx, nullptr);
 }

@@ -66,6 +66,8 @@ struct DecodeView {
   int64_t page_size = 0;    // a power of two when paged
   at::Tensor pages;         // [P] int32: every sequence's pages, in order
   at::Tensor page_offsets;  // [N] int32: sequence n's first entry in pages
+  at::Tensor state_slots;   // [N] int64: the state slot of sequence n (linear-attention layers)
+  at::Tensor new_rows;      // [N] int64: the cache row taking the new token's keys and values
   at::Tensor slot_starts;   // [N] int64: slot * capacity
   at::Tensor lengths;       // [N] int64, on the cache's device
   int64_t max_length = 0;   // host upper bound of lengths (<= capacity)
@@ -74,5 +76,12 @@ struct DecodeView {
   at::Tensor cu_starts_i32;
   at::Tensor lengths_i32;
 };
+
+// The view of a decode step over contiguous slots: sequence n in slot slots[n] (entries at rows
+// slots[n] * capacity + [0, lengths[n]), the new token's at entry lengths[n] - 1), its state in
+// slot slots[n]; with `flash` also the int32 starts (then total_slots * capacity) and lengths the
+// CUDA kernels read. slots and lengths [N] int64 on the cache's device.
+DecodeView slot_decode_view(const at::Tensor& slots, const at::Tensor& lengths, int64_t capacity,
+                            int64_t total_slots, int64_t max_length, bool flash);
 
 }  // namespace verlpp::model

@@ -25,11 +25,11 @@ class GraphedDecoder {
   ~GraphedDecoder();
 
   // Logits [N, vocab] for N live sequences (all [N] int64 on the model's device: the token to
-  // feed, its position id, its slot's first flat cache row, and its cache length including the
-  // new token). The result is a view of the graph's output, valid until the next step().
-  // Throws verlpp::Error when N is outside [1, max_rows] or capture fails.
-  at::Tensor step(const at::Tensor& tokens, const at::Tensor& positions,
-                  const at::Tensor& slot_starts, const at::Tensor& lengths);
+  // feed, its position id, its slot, and its cache length including the new token). The result is a
+  // view of the graph's output, valid until the next step(). Throws verlpp::Error when N is outside
+  // [1, max_rows] or capture fails.
+  at::Tensor step(const at::Tensor& tokens, const at::Tensor& positions, const at::Tensor& slots,
+                  const at::Tensor& lengths);
 
  private:
   struct Bucket;

@@ -15,8 +15,9 @@ enum class RequestStatus {
 };
 
 struct Request {
-  std::int64_t id = 0;               // the batch row it answers
-  std::vector<std::int64_t> prompt;  // token ids
+  std::int64_t id = 0;                         // the batch row it answers
+  std::vector<std::int64_t> prompt;            // token ids
+  std::vector<std::int64_t> prompt_positions;  // their position ids (empty: 0, 1, ...)
   std::uint64_t prefix_key = 0;  // hashed with the prompt's blocks (e.g. non-standard positions)
   std::vector<std::int64_t> output;  // sampled tokens (kept across preemption)
   std::vector<float> logprobs;       // their log-probs
@@ -30,6 +31,12 @@ struct Request {
 
   std::int64_t num_tokens() const {
     return static_cast<std::int64_t>(prompt.size() + output.size());
+  }
+  // The position id of token i of prompt + output: the prompt's, then one more each.
+  std::int64_t position(std::int64_t i) const {
+    const auto p = static_cast<std::int64_t>(prompt.size());
+    if (prompt_positions.empty()) return i;
+    return i < p ? prompt_positions[static_cast<size_t>(i)] : prompt_positions.back() + (i - p + 1);
   }
   // The token at position i of prompt + output.
   std::int64_t token(std::int64_t i) const {

@@ -93,17 +93,15 @@ TEST_P(Qwen3_5Decode, PrefillThenDecodeEqualsFullForward) {
 
   std::vector<int64_t> lengths(prompt);
   for (int64_t step = 0; step < steps; ++step) {
-    std::vector<int64_t> token, position, starts, cache_lengths;
+    std::vector<int64_t> token, position, cache_lengths;
     for (size_t s = 0; s < prompt.size(); ++s) {
       token.push_back(seqs[s][lengths[s]].item<int64_t>());
       position.push_back(lengths[s]);
-      starts.push_back(slots[s] * 80);
       cache_lengths.push_back(lengths[s] + 1);
     }
-    DecodeView view;
-    view.slot_starts = at::tensor(starts, at::kLong);
-    view.lengths = at::tensor(cache_lengths, at::kLong);
-    view.max_length = *std::max_element(cache_lengths.begin(), cache_lengths.end());
+    const DecodeView view = slot_decode_view(
+        at::tensor(slots, at::kLong), at::tensor(cache_lengths, at::kLong), 80, 3,
+        *std::max_element(cache_lengths.begin(), cache_lengths.end()), /*flash=*/false);
     const at::Tensor got = m.logits(
         m.decode(at::tensor(token, at::kLong), at::tensor(position, at::kLong), view, state.view));
     for (size_t s = 0; s < prompt.size(); ++s) {

@@ -208,8 +208,7 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
   if (ctx.state != nullptr) state = &ctx.state->recurrent.at(static_cast<size_t>(layer));
   at::Tensor rule_o;
   if (ctx.decode != nullptr) {
-    const at::Tensor slots = at::div(ctx.decode->slot_starts, ctx.state->capacity, "floor");
-    rule_o = decode_step(w, l, mixed, a, b, *state, slots);
+    rule_o = decode_step(w, l, mixed, a, b, *state, ctx.decode->state_slots);
   } else {
     if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
     if (state != nullptr) store_windows(mixed, *ctx.delta_rule, ctx.sequence_slots, state->conv);

@@ -1,0 +1,49 @@
+// The prompt side and the result side of a generation call, shared by its paths (rollout.cpp,
+// engine.cpp): the prompts' real tokens packed back to back, rows sharing a prompt, the sampler
+// settings of SamplingParams, and the result batch generate_sequences returns (rollout.h).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "verlpp/data/batch.h"
+#include "verlpp/rollout/sampling.h"
+#include "verlpp/rollout/sampling_params.h"
+
+namespace verlpp::rollout {
+
+// The prompts' real tokens packed back to back (rows in order), on the host.
+struct PackedPrompts {
+  at::Tensor ids, positions, cu_seqlens;  // [T], [T], [B + 1]
+  std::vector<int64_t> lengths;
+  at::Tensor last_positions;  // [B] int64: position id of each row's last real token
+  int64_t max_length = 0;
+};
+
+// Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty row or an id outside
+// [0, vocab_size).
+PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size);
+
+// Rows whose prompts are the same tokens at the same positions (the trainer repeats each prompt
+// rollout.n times): each prompt's first row, and for each row the index of its prompt there.
+// Without `share` every row is its own group.
+struct PromptGroups {
+  std::vector<int64_t> firsts;  // ascending rows
+  std::vector<int64_t> group;   // [B]
+};
+PromptGroups group_prompts(const PackedPrompts& p, bool share);
+
+// The packed prompts of `rows` (ascending) only.
+PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& rows);
+
+SamplerSettings sampler_settings(const SamplingParams& params);
+
+// generate_sequences' result (rollout.h) from the responses [B, R] (tokens, response mask,
+// log-probs) on the model's device.
+data::Batch response_batch(const data::Batch& prompts, const PackedPrompts& packed,
+                           const at::Tensor& tokens, const at::Tensor& mask,
+                           const at::Tensor& logprobs, const SamplingParams& params);
+
+}  // namespace verlpp::rollout
