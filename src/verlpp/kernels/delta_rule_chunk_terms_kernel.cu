@@ -10,8 +10,8 @@ constexpr int kThreads = 256;
 constexpr int kGrid = 16;      // the 16 x 16 thread grid
 constexpr int kMaxChunk = 64;  // rows: y + 16 i, i < 4
 constexpr int kRowsPerThread = kMaxChunk / kGrid;
-constexpr int kColumnTile = 128;  // columns of a C x d product per pass: x + 16 j, j < 8
-constexpr int kColumnsPerThread = kColumnTile / kGrid;
+constexpr int kColumnTile = 128;  // columns of a C x d product per pass: 4 per lane
+constexpr int kRowsPerWarp = kMaxChunk / (kThreads / 32);
 constexpr int kMaxDim = 256;
 constexpr int kSquare = kMaxChunk + 4;  // row stride of A and T in shared memory
 
@@ -34,8 +34,20 @@ __host__ __device__ Layout layout(int dk, int dv) {
   return l;
 }
 
-// dst [64][stride] <- src [C][d] (row-major), zero beyond C rows and d columns.
+// dst [64][stride] <- src [C][d] (row-major), zero beyond C rows and d columns; as float4 with
+// four loads in flight per thread when the rows allow it.
 __device__ void load_rows(float* dst, const float* src, int C, int d, int stride) {
+  if (d % 4 == 0 && reinterpret_cast<uintptr_t>(src) % 16 == 0) {
+    const int q = d / 4, sq = stride / 4;
+    const auto* src4 = reinterpret_cast<const float4*>(src);
+    auto* dst4 = reinterpret_cast<float4*>(dst);
+#pragma unroll 4
+    for (int e = threadIdx.x; e < kMaxChunk * sq; e += kThreads) {
+      const int r = e / sq, c = e - r * sq;
+      dst4[e] = (r < C && c < q) ? src4[r * q + c] : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    return;
+  }
   for (int e = threadIdx.x; e < kMaxChunk * stride; e += kThreads) {
     const int r = e / stride, c = e - r * stride;
     dst[e] = (r < C && c < d) ? src[r * d + c] : 0.f;
@@ -46,34 +58,52 @@ __device__ float dot4(const float4& a, const float4& b, float acc) {
   return fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, acc))));
 }
 
-// out [C][cols] = (T diag(coef)) B over s < C, B [64][stride] in shared memory.
+// out [C][cols] = (T diag(coef)) B over s < C, B [64][stride] in shared memory (stride a multiple
+// of 4; T's entries beyond column C - 1 of rows < C and B's rows >= C are zero). Warp w takes rows
+// 8w .. 8w + 7 and lane l columns c0 + 4l .. 4l + 3: per 4 values of s, eight broadcast float4
+// reads of T and four float4 reads of B for 128 multiply-adds.
 __device__ void lower_product(const float* T, const float* coef, const float* B, int stride,
                               int cols, int C, float* out) {
-  const int y = threadIdx.x / kGrid, x = threadIdx.x % kGrid;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = warp * kRowsPerWarp;
+  const int s_end = (C + 3) / 4 * 4;
   for (int c0 = 0; c0 < cols; c0 += kColumnTile) {
-    float acc[kRowsPerThread][kColumnsPerThread] = {};
-    for (int s = 0; s < C; ++s) {
-      float a[kRowsPerThread], b[kColumnsPerThread];
+    const int c = c0 + 4 * lane;
+    const bool inside = c < stride;  // c and stride are multiples of 4: c + 3 < stride too
+    float acc[kRowsPerWarp][4] = {};
+    for (int s = 0; s < s_end; s += 4) {
+      float4 b[4];
 #pragma unroll
-      for (int i = 0; i < kRowsPerThread; ++i) a[i] = T[(y + kGrid * i) * kSquare + s] * coef[s];
-#pragma unroll
-      for (int j = 0; j < kColumnsPerThread; ++j) {
-        const int c = c0 + x + kGrid * j;
-        b[j] = c < cols ? B[s * stride + c] : 0.f;
+      for (int u = 0; u < 4; ++u) {
+        b[u] = inside ? *reinterpret_cast<const float4*>(B + (s + u) * stride + c)
+                      : make_float4(0.f, 0.f, 0.f, 0.f);
       }
+      const float4 k = *reinterpret_cast<const float4*>(coef + s);
 #pragma unroll
-      for (int i = 0; i < kRowsPerThread; ++i) {
+      for (int i = 0; i < kRowsPerWarp; ++i) {
+        const float4 t = *reinterpret_cast<const float4*>(T + (row0 + i) * kSquare + s);
+        const float a[4] = {t.x * k.x, t.y * k.y, t.z * k.z, t.w * k.w};
 #pragma unroll
-        for (int j = 0; j < kColumnsPerThread; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int u = 0; u < 4; ++u) {
+          acc[i][0] = fmaf(a[u], b[u].x, acc[i][0]);
+          acc[i][1] = fmaf(a[u], b[u].y, acc[i][1]);
+          acc[i][2] = fmaf(a[u], b[u].z, acc[i][2]);
+          acc[i][3] = fmaf(a[u], b[u].w, acc[i][3]);
+        }
       }
     }
 #pragma unroll
-    for (int i = 0; i < kRowsPerThread; ++i) {
-      const int r = y + kGrid * i;
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int r = row0 + i;
+      if (r >= C) continue;
+      if (cols % 4 == 0 && c < cols) {  // out is 16-byte aligned when cols is a multiple of 4
+        *reinterpret_cast<float4*>(out + r * cols + c) =
+            make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+        continue;
+      }
 #pragma unroll
-      for (int j = 0; j < kColumnsPerThread; ++j) {
-        const int c = c0 + x + kGrid * j;
-        if (r < C && c < cols) out[r * cols + c] = acc[i][j];
+      for (int j = 0; j < 4; ++j) {
+        if (c + j < cols) out[r * cols + c + j] = acc[i][j];
       }
     }
   }
@@ -107,6 +137,7 @@ __global__ void __launch_bounds__(kThreads) chunk_terms_kernel(DeltaRuleChunkTer
   if (tid < kMaxChunk) {
     gamma[tid] = tid < C ? static_cast<double>(p.g[b * C + tid]) : 0.0;
     beta[tid] = tid < C ? p.beta[b * C + tid] : 0.f;
+    beta_egamma[tid] = 0.f;
   }
   load_rows(K, p.k + b * C * dk, C, dk, l.pk);
   load_rows(QV, p.q + b * C * dk, C, dk, l.pqv);

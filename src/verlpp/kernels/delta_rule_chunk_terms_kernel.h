@@ -10,9 +10,10 @@
 //   KK = K K^T, QK = Q K^T, P = QK ⊙ D, A = strictly-lower((beta_r KK_rs) D_rs),
 //   T = (I + A)^{-1} (forward substitution, row by row), U = (T diag(beta)) V,
 //   W = (T diag(beta ⊙ egamma)) K, Qd = Q ⊙ egamma (rows), Kd = K ⊙ tail (rows).
-// One block of 256 threads per (chunk, head): K, Q (then V) and A, T in shared memory; a 16 x 16
-// thread grid where thread (y, x) owns rows y + 16 i and columns x + 16 j of each C x C matrix (and
-// of each C x d product, 128 columns at a time), fp32 products with fp32 accumulation.
+// One block of 256 threads per (chunk, head): K, Q (then V) and A, T in shared memory; for the
+// C x C matrices a 16 x 16 thread grid where thread (y, x) owns rows y + 16 i and columns x + 16 j;
+// for U and W each warp owns 8 rows and each lane 4 columns of a 128-column tile. fp32 products
+// with fp32 accumulation.
 #pragma once
 
 #include <cuda_runtime_api.h>
