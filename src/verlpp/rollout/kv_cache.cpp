@@ -14,8 +14,7 @@ namespace {
 // Every layer's storage: attention layers `rows` rows of keys and values, linear-attention layers
 // `slots` conv windows and recurrent states.
 model::GenerationStateView allocate(const std::vector<model::LayerStateSpec>& layers, int64_t rows,
-                                    int64_t slots, at::ScalarType dtype,
-                                    const at::Device& device) {
+                                    int64_t slots, at::ScalarType dtype, const at::Device& device) {
   model::GenerationStateView view;
   view.slots = slots;
   const auto options = at::TensorOptions().dtype(dtype).device(device);

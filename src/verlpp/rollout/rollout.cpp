@@ -16,6 +16,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/rollout/engine.h"
 #include "verlpp/rollout/graphed_decode.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/prompts.h"
@@ -217,6 +218,11 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
                                const SamplingParams& params, std::uint64_t seed,
                                std::int64_t first_row) {
+  // The engine (engine.h: scheduler, paged cache, continuous batching) on the CPU; on CUDA the
+  // static batches below keep their CUDA-graph decode until the engine's runner has one.
+  if (!model.device().is_cuda() && params.use_kv_cache) {
+    return generate_with_engine(model, prompts, params, seed, first_row);
+  }
   if (params.max_num_seqs <= 0 || prompts.size() <= params.max_num_seqs) {
     return generate_chunk(model, prompts, params, seed, first_row);
   }

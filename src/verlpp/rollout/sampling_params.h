@@ -32,6 +32,10 @@ struct SamplingParams {
   // rollout.enable_prefix_caching: rows with the same prompt (the n samples of a GRPO prompt) are
   // prefilled once and the others copy its generation state; false prefills every row.
   bool enable_prefix_caching = true;
+  // Engine setting, not a verl key (vLLM's num_gpu_blocks_override): KV blocks of 16 tokens in the
+  // engine's paged cache (engine.h); <= 0: enough for every row at once. With fewer, the scheduler
+  // preempts the latest admitted rows when the blocks run out and recomputes them later.
+  std::int64_t kv_cache_blocks = 0;
   // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
   // instead of reading the KV cache (a reference path for checking the cache; slow).
   bool use_kv_cache = true;

@@ -112,6 +112,26 @@ TEST_P(RolloutSharedPrompts, RepeatedPromptsDecodeAsIfAlone) {
   EXPECT_LT((unshared.tensor("rollout_log_probs") - lp).abs().max().item<double>(), 1e-5);
 }
 
+// A cache too small for the batch: the four prompts (3, 7, 5 and 1 tokens) with 30-token
+// responses need 3, 3, 3 and 2 blocks of 16, 11 in all; with 6 blocks all four are admitted
+// (a block each) and preempted in turn as they grow, then recomputed. Every row still equals
+// greedy decoding by full recomputation, as with room to spare.
+TEST_P(RolloutSharedPrompts, TooSmallACachePreemptsAndRecomputes) {
+  const model::CausalLM m = testing::load_fp32(GetParam());
+  const int64_t R = 30;
+  SamplingParams tight = greedy(R);
+  tight.kv_cache_blocks = 6;
+  const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), tight, 0);
+  for (size_t b = 0; b < kPrompts.size(); ++b) {
+    EXPECT_EQ(row(out.tensor("responses"), static_cast<int64_t>(b)),
+              testing::greedy_by_recomputation(m, kPrompts[b], R))
+        << "row " << b;
+  }
+  SamplingParams starved = greedy(R);
+  starved.kv_cache_blocks = 2;  // the 7-token prompt alone needs 3
+  EXPECT_THROW(generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), starved, 0), Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutSharedPrompts,
                          ::testing::Values("qwen3_tied", "qwen3_5", "qwen3_5_moe"));
 

@@ -1,0 +1,147 @@
+#include "verlpp/rollout/engine.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "verlpp/core/error.h"
+#include "verlpp/rollout/kv_cache.h"
+#include "verlpp/rollout/kv_cache_manager.h"
+#include "verlpp/rollout/model_runner.h"
+#include "verlpp/rollout/prompts.h"
+#include "verlpp/rollout/sampling.h"
+#include "verlpp/rollout/scheduler.h"
+
+namespace verlpp::rollout {
+
+namespace {
+
+constexpr int64_t kBlockSize = 16;
+
+// One request per row: its real prompt tokens and positions; rows repeating an earlier row's
+// prompt fork from it.
+std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGroups& groups,
+                                   int64_t max_tokens) {
+  const int64_t* ids = packed.ids.data_ptr<int64_t>();
+  const int64_t* positions = packed.positions.data_ptr<int64_t>();
+  const int64_t* cu = packed.cu_seqlens.data_ptr<int64_t>();
+  std::vector<Request> requests;
+  for (size_t b = 0; b < packed.lengths.size(); ++b) {
+    Request r;
+    r.id = static_cast<int64_t>(b);
+    r.prompt.assign(ids + cu[b], ids + cu[b + 1]);
+    r.prompt_positions.assign(positions + cu[b], positions + cu[b + 1]);
+    r.max_tokens = max_tokens;
+    const int64_t first = groups.firsts[static_cast<size_t>(groups.group[b])];
+    if (first != r.id) r.fork_of = first;
+    requests.push_back(std::move(r));
+  }
+  return requests;
+}
+
+// `blocks` attention blocks, or (blocks <= 0) enough for every row at once: each row's prompt
+// and response in whole blocks, plus the block a fork copies; a state slot per running row for
+// linear-attention layers.
+KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& packed, int64_t R,
+                         int64_t max_seqs, int64_t blocks) {
+  bool attention = false, state = false;
+  for (const model::LayerStateSpec& spec : model.generation_state()) {
+    (spec.kind == model::LayerStateKind::kv_cache ? attention : state) = true;
+  }
+  KVCacheSizes sizes;
+  sizes.block_size = kBlockSize;
+  sizes.enable_prefix_caching = false;  // the runner does not extend a cached prefix yet
+  if (attention && blocks > 0) {
+    sizes.num_blocks = blocks;
+  } else if (attention) {
+    for (const int64_t length : packed.lengths) {
+      sizes.num_blocks += (length + R + kBlockSize - 1) / kBlockSize + 1;
+    }
+  }
+  sizes.num_state_slots = state ? max_seqs : 0;
+  return sizes;
+}
+
+// The uniforms of row_uniforms for each sampling request, keyed by its row and response index.
+at::Tensor draws(const std::vector<int64_t>& requests, const Scheduler& scheduler,
+                 std::uint64_t seed, int64_t first_row, const at::Device& device) {
+  std::map<int64_t, std::vector<int64_t>> by_step;  // response index -> positions in `requests`
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const auto step = static_cast<int64_t>(scheduler.request(requests[i]).output.size());
+    by_step[step].push_back(static_cast<int64_t>(i));
+  }
+  at::Tensor u = at::empty({static_cast<int64_t>(requests.size())},
+                           at::TensorOptions().dtype(at::kDouble).device(device));
+  for (const auto& [step, index] : by_step) {
+    std::vector<int64_t> rows;
+    for (const int64_t i : index) rows.push_back(requests[static_cast<size_t>(i)] + first_row);
+    u.index_copy_(0, at::tensor(index, at::kLong).to(device),
+                  row_uniforms(seed, at::tensor(rows, at::kLong).to(device), step));
+  }
+  return u;
+}
+
+}  // namespace
+
+data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
+                                 const SamplingParams& params, std::uint64_t seed,
+                                 std::int64_t first_row) {
+  const int64_t R = params.max_response_length;
+  if (R < 1) {
+    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
+  }
+  c10::AutoGradMode no_grad(false);
+  const at::Device dev = model.device();
+  const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
+  const auto B = static_cast<int64_t>(packed.lengths.size());
+  const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
+  const KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);
+  KVCacheManager kv(sizes);
+  SchedulerConfig config;
+  config.max_num_seqs = max_seqs;
+  config.max_num_batched_tokens = std::numeric_limits<int64_t>::max() / 2;
+  config.enable_chunked_prefill = false;
+  config.eos_token_ids.assign(params.eos_token_ids.begin(), params.eos_token_ids.end());
+  config.ignore_eos = params.ignore_eos;
+  Scheduler scheduler(config, kv);
+  for (Request& r : make_requests(packed, group_prompts(packed, params.enable_prefix_caching), R)) {
+    scheduler.add(std::move(r));
+  }
+  PagedKVCache cache(model.generation_state(), sizes.num_blocks, sizes.block_size,
+                     sizes.num_state_slots, model.dtype(), dev);
+  ModelRunner runner(model, cache);
+  const SamplerSettings settings = sampler_settings(params);
+  while (!scheduler.done()) {
+    const SchedulerOutput out = scheduler.schedule();
+    const ModelRunner::StepLogits step = runner.run(out, scheduler, kv);
+    std::vector<SampledToken> sampled;
+    if (!step.requests.empty()) {
+      const SampledTokens s = sample_tokens(step.logits, settings,
+                                            draws(step.requests, scheduler, seed, first_row, dev));
+      const at::Tensor tokens = s.tokens.cpu(), logprobs = s.logprobs.to(at::kFloat).cpu();
+      for (size_t i = 0; i < step.requests.size(); ++i) {
+        sampled.push_back({step.requests[i], tokens[static_cast<int64_t>(i)].item<int64_t>(),
+                           logprobs[static_cast<int64_t>(i)].item<float>()});
+      }
+    }
+    scheduler.update(out, sampled);
+  }
+  at::Tensor tokens = at::full({B, R}, params.pad_token_id, at::kLong);
+  at::Tensor mask = at::zeros({B, R}, at::kLong);
+  at::Tensor logprobs = at::zeros({B, R}, at::kFloat);
+  for (int64_t b = 0; b < B; ++b) {
+    const Request& r = scheduler.request(b);
+    const auto n = static_cast<int64_t>(r.output.size());
+    tokens[b].narrow(0, 0, n).copy_(at::tensor(r.output, at::kLong));
+    mask[b].narrow(0, 0, n).fill_(1);
+    logprobs[b].narrow(0, 0, n).copy_(at::tensor(r.logprobs, at::kFloat));
+  }
+  return response_batch(prompts, packed, tokens.to(dev), mask.to(dev), logprobs.to(dev), params);
+}
+
+}  // namespace verlpp::rollout

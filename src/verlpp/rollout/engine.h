@@ -1,0 +1,26 @@
+// The rollout engine loop (vLLM v1's EngineCore step: schedule, run the model, sample, update):
+// every prompt row becomes a Request (the n samples of a prompt forked from its first row's
+// prefill when rollout.enable_prefix_caching), the scheduler (scheduler.h) picks each step's work
+// under max_num_seqs, the KV manager (kv_cache_manager.h) hands out blocks of a paged cache and
+// state slots, the model runner (model_runner.h) computes, the sampler (sampling.h) draws, and
+// finished requests make room for waiting ones (continuous batching).
+#pragma once
+
+#include <cstdint>
+
+#include "verlpp/data/batch.h"
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/sampling_params.h"
+
+namespace verlpp::rollout {
+
+// generate_sequences (rollout.h) through the engine: the same result batch and the same per-row
+// random draws (row_uniforms(seed, first_row + row, response index)). The cache holds
+// params.kv_cache_blocks blocks of 16 tokens, by default enough for every row at once (nothing is
+// preempted). Throws verlpp::Error as generate_sequences does, and when one row alone needs more
+// blocks than there are.
+data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
+                                 const SamplingParams& params, std::uint64_t seed,
+                                 std::int64_t first_row);
+
+}  // namespace verlpp::rollout

@@ -1,0 +1,40 @@
+// Runs the model for one scheduler step over the paged cache (vLLM v1's model runner,
+// v1/worker/gpu_model_runner.py): the step's whole-sequence prefills (each from its first token:
+// the prompt, or after a preemption the prompt and the tokens sampled so far) in one packed
+// prefill, its one-token decodes in one decode step over the requests' block tables, then the
+// forks' block and state-slot copies; returns the logits the sampler needs.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/kv_cache.h"
+#include "verlpp/rollout/kv_cache_manager.h"
+#include "verlpp/rollout/scheduler.h"
+
+namespace verlpp::rollout {
+
+class ModelRunner {
+ public:
+  // `cache` must outlive the runner; its block size is the KV manager's.
+  ModelRunner(const model::CausalLM& model, PagedKVCache& cache);
+
+  // Row i of `logits` [M, vocab] (the model's dtype) is what requests[i] samples from: every chunk
+  // that samples, then every forked child (its parent's row).
+  struct StepLogits {
+    std::vector<std::int64_t> requests;
+    at::Tensor logits;
+  };
+  // Throws verlpp::Error for a chunk that extends a sequence by more than one token from the
+  // middle (chunked prefill or a prefix-cache hit: the runner does not take those yet).
+  StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv);
+
+ private:
+  const model::CausalLM& model_;
+  PagedKVCache& cache_;
+};
+
+}  // namespace verlpp::rollout
