@@ -1,6 +1,7 @@
 // CUDA: decode attention over the KV cache (verlpp's kernel where built, else flash attention)
 // against the eager formula, the bf16 figure for rollout-vs-trainer log-prob agreement (printed),
-// and fp32 CUDA greedy = fp32 CPU greedy. Skipped without a GPU.
+// fp32 CUDA greedy = fp32 CPU greedy (the CPU through the engine, CUDA through static batches), and
+// the engine on CUDA. Skipped without a GPU.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/model/layers/attention.h"
 #include "verlpp/model/logprob.h"
+#include "verlpp/rollout/engine.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/rollout.h"
 
@@ -314,6 +316,41 @@ TEST(RolloutGpu, Qwen3_5RolloutLogProbsAgainstTrainerForward) {
     EXPECT_LE(graph_gap, std::max(2.0 * eager_gap, 5e-3));
     EXPECT_LT(lengths.min().item<int64_t>(), 80) << "no row stopped early: the test needs eos hits";
   }
+}
+
+// The engine (engine.h) on CUDA, whose decode reads block tables (the paged mode of verlpp's decode
+// kernel for bf16, the eager gather for fp32): bf16 Qwen3 and Qwen3.5 rollouts with rows stopping
+// at eos agree with the trainer's forward as the static batches' do; with a cache too small for
+// the batch (preemption, recompute) as well; and an fp32 engine run equals the CPU's greedy tokens.
+TEST(RolloutGpu, EngineOnCudaAgreesWithTheTrainerForward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const bool hybrid : {false, true}) {
+    const model::CausalLM m = hybrid ? small_qwen3_5_bf16(false) : small_qwen3_bf16();
+    const data::Batch prompts = random_prompts(24);
+    SamplingParams p;
+    p.temperature = 1.0;
+    p.max_response_length = 80;
+    p.eos_token_ids = {5, 6, 7, 8, 9};
+    const double roomy = mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0), 1.0);
+    p.kv_cache_blocks = 40;  // 24 rows of up to 80 + 80 tokens need far more
+    const double tight = mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0), 1.0);
+    std::cout << "bf16 CUDA engine" << (hybrid ? " (Qwen3.5)" : "")
+              << ": mean |rollout - trainer forward| log-prob " << roomy << ", with 40 blocks "
+              << tight << "\n";
+    EXPECT_LE(roomy, 2e-2);
+    EXPECT_LE(tight, 2e-2);
+  }
+  const model::CausalLM cpu = testing::load_fp32("qwen3_5");
+  const model::CausalLM gpu =
+      model::CausalLM::from_pretrained(testing::model_dir("qwen3_5"), at::kFloat, kCuda);
+  const data::Batch prompts = testing::left_padded({{4, 8, 15}, {16, 23, 42, 108, 7}, {9}}, 6, 0);
+  SamplingParams p;
+  p.do_sample = false;
+  p.max_response_length = 20;
+  p.kv_cache_blocks = 4;
+  const data::Batch a = generate_sequences(cpu, prompts, p, 0);
+  const data::Batch b = generate_with_engine(gpu, prompts, p, 0, 0);
+  EXPECT_TRUE(a.tensor("responses").equal(b.tensor("responses").cpu()));
 }
 
 }  // namespace
