@@ -255,6 +255,11 @@ int run_generate(const GenerateOptions& o) {
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
+  if (!cuda && dtype == at::kHalf) {
+    throw Error(
+        "--dtype float16: LibTorch's CPU matrix products have no float16; use float32 or "
+        "bfloat16 on the CPU");
+  }
   std::optional<tokenizer::Tokenizer> tok;
   if (o.input.empty()) {
     tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <limits>
@@ -44,9 +45,9 @@ std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGrou
   return requests;
 }
 
-// `blocks` attention blocks, or (blocks <= 0) enough for every row at once: each row's prompt
-// and response in whole blocks, plus the block a fork copies; a state slot per running row for
-// linear-attention layers.
+// `blocks` attention blocks, or (blocks <= 0) enough for the max_seqs rows that run at once: the
+// largest rows' prompts and responses in whole blocks, plus the block a fork copies; a state slot
+// per running row for linear-attention layers.
 KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& packed, int64_t R,
                          int64_t max_seqs, int64_t blocks) {
   bool attention = false, state = false;
@@ -59,8 +60,13 @@ KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& pack
   if (attention && blocks > 0) {
     sizes.num_blocks = blocks;
   } else if (attention) {
+    std::vector<int64_t> needs;  // blocks of each row, and the block a fork copies
     for (const int64_t length : packed.lengths) {
-      sizes.num_blocks += (length + R + kBlockSize - 1) / kBlockSize + 1;
+      needs.push_back((length + R + kBlockSize - 1) / kBlockSize + 1);
+    }
+    std::sort(needs.rbegin(), needs.rend());
+    for (size_t i = 0; i < needs.size() && static_cast<int64_t>(i) < max_seqs; ++i) {
+      sizes.num_blocks += needs[i];
     }
   }
   sizes.num_state_slots = state ? max_seqs : 0;
@@ -86,6 +92,34 @@ at::Tensor draws(const std::vector<int64_t>& requests, const Scheduler& schedule
   return u;
 }
 
+// The paged cache's bytes for `sizes`, checked before anything is allocated: on the CPU against the
+// machine's physical memory (a response_length of 1e9 must be an error, not the OOM killer).
+void check_cache_fits(const model::CausalLM& model, const KVCacheSizes& sizes, int64_t R,
+                      const at::Device& device) {
+  const double element = static_cast<double>(c10::elementSize(model.dtype()));
+  double bytes = 0.0;
+  for (const model::LayerStateSpec& spec : model.generation_state()) {
+    if (spec.kind == model::LayerStateKind::kv_cache) {
+      bytes += 2.0 * static_cast<double>(sizes.num_blocks) * static_cast<double>(sizes.block_size) *
+               static_cast<double>(spec.kv_heads * spec.head_dim) * element;
+    } else {
+      bytes +=
+          static_cast<double>(sizes.num_state_slots) *
+          (static_cast<double>(spec.conv_dim * spec.conv_window) * element +
+           4.0 * static_cast<double>(spec.value_heads * spec.key_head_dim * spec.value_head_dim));
+    }
+  }
+  const double physical =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (!device.is_cuda() && physical > 0 && bytes > physical) {
+    throw Error(fmt::format(
+        "rollout: the KV cache for these rows with response_length {} would take {:.1f} GB, more "
+        "than this machine's {:.1f} GB; lower response_length or the rows at once "
+        "(rollout.max_num_seqs)",
+        R, bytes / 1e9, physical / 1e9));
+  }
+}
+
 }  // namespace
 
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
@@ -101,6 +135,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
   const KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);
+  check_cache_fits(model, sizes, R, dev);
   KVCacheManager kv(sizes);
   SchedulerConfig config;
   config.max_num_seqs = max_seqs;

@@ -15,8 +15,12 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
   const config::SamplingConfig& s = validate ? rollout.val_kwargs : rollout.sampling;
   const std::string section =
       validate ? "actor_rollout_ref.rollout.val_kwargs." : "actor_rollout_ref.rollout.";
-  if (s.temperature < 0.0) {
+  if (!(s.temperature >= 0.0)) {
     throw Error(fmt::format("{}temperature: expected >= 0, got {}", section, s.temperature));
+  }
+  if (rollout.max_num_seqs && *rollout.max_num_seqs < 1) {
+    throw Error(fmt::format("actor_rollout_ref.rollout.max_num_seqs: expected >= 1, got {}",
+                            *rollout.max_num_seqs));
   }
   if (!(s.top_p > 0.0 && s.top_p <= 1.0)) {
     throw Error(fmt::format("{}top_p: expected a value in (0, 1], got {}", section, s.top_p));

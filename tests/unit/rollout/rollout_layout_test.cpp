@@ -130,6 +130,13 @@ TEST_P(RolloutSharedPrompts, TooSmallACachePreemptsAndRecomputes) {
   SamplingParams starved = greedy(R);
   starved.kv_cache_blocks = 2;  // the 7-token prompt alone needs 3
   EXPECT_THROW(generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), starved, 0), Error);
+  // A cache larger than the machine: an error naming response_length before any allocation.
+  try {
+    generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), greedy(int64_t{1} << 40), 0);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("response_length"), std::string::npos) << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutSharedPrompts,

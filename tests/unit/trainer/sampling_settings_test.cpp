@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -38,6 +40,17 @@ TEST(SamplingSettings, FromTheRolloutSection) {
   r.sampling.top_p = 1.0;
   r.response_length = 0;
   EXPECT_THROW(sampling_settings(r, false, {}, 0), Error);
+  r.response_length = 8;
+  r.sampling.temperature = std::nan("");
+  EXPECT_THROW(sampling_settings(r, false, {}, 0), Error);
+  r.sampling.temperature = 1.0;
+  EXPECT_TRUE(sampling_settings(r, false, {}, 0).enable_prefix_caching);
+  r.enable_prefix_caching = false;
+  EXPECT_FALSE(sampling_settings(r, false, {}, 0).enable_prefix_caching);
+  for (const std::int64_t bad : {0, -1}) {
+    r.max_num_seqs = bad;
+    EXPECT_THROW(sampling_settings(r, false, {}, 0), Error) << bad;
+  }
 }
 
 }  // namespace
