@@ -1,8 +1,10 @@
 #include "verlpp/model/layers/rms_norm.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/rms_norm.h"
 
 namespace verlpp::model {
 
@@ -26,14 +28,38 @@ at::Tensor normalized_fp32(const at::Tensor& x, double eps) {
   return xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
 }
 
+// Both Qwen3.5 norms in verlpp's CUDA kernels (kernels/rms_norm.h), forward and backward; z is
+// undefined for the zero-centred norm.
+struct KernelRmsNorm : torch::autograd::Function<KernelRmsNorm> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& x, const at::Tensor& weight,
+                                                const at::Tensor& z, double eps) {
+    ctx->save_for_backward({x, weight, z});
+    ctx->saved_data["eps"] = eps;
+    return {kernels::rms_norm_forward(x, weight, z, eps)};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const kernels::RmsNormGrad grad = kernels::rms_norm_backward(
+        saved[0], saved[1], saved[2], grad_out[0], ctx->saved_data["eps"].toDouble());
+    return {grad.x, grad.weight, grad.z, at::Tensor()};
+  }
+};
+
 }  // namespace
 
 at::Tensor zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  if (kernels::can_rms_norm(x, weight, at::Tensor())) {
+    return KernelRmsNorm::apply(x, weight, at::Tensor(), eps)[0];
+  }
   return (normalized_fp32(x, eps) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
 }
 
 at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Tensor& weight,
                           double eps) {
+  if (kernels::can_rms_norm(o, weight, z)) return KernelRmsNorm::apply(o, weight, z, eps)[0];
   const at::Tensor scaled = weight * normalized_fp32(o, eps).to(o.scalar_type());
   return (scaled.to(at::kFloat) * at::silu(z.to(at::kFloat))).to(o.scalar_type());
 }

@@ -15,11 +15,12 @@ namespace verlpp::model {
 // LibTorch has it (one rounding fewer; compat::fused_rms_norm); elsewhere transformers' formula.
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
-// x [..., H], weight [H] (the offset w; init 0) -> [..., H] in x's dtype.
+// x [..., H], weight [H] (the offset w; init 0) -> [..., H] in x's dtype. On CUDA with weight of
+// x's dtype: verlpp's kernel (kernels/rms_norm.h; the same roundings, fp32 sums in another order).
 at::Tensor zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
 // o, z [..., H] of one dtype, weight [H] -> [..., H] in o's dtype; the product with w in w's dtype
-// (the model's), the gate silu(z) in fp32.
+// (the model's), the gate silu(z) in fp32. On CUDA with all three of one dtype: verlpp's kernel.
 at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Tensor& weight,
                           double eps);
 

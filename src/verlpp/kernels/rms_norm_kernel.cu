@@ -1,0 +1,156 @@
+#include <algorithm>
+
+#include "verlpp/kernels/rms_norm_kernel.h"
+
+namespace verlpp::kernels {
+
+namespace {
+
+constexpr int kForwardWarps = 8;
+constexpr int kBackwardWarps = 4;
+constexpr int kMaxBackwardBlocks = 512;
+
+__device__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+__device__ float sigmoid(float v) { return 1.f / (1.f + expf(-v)); }
+
+// r = rsqrt(mean(x^2) + eps) of one row, in every lane.
+template <typename T>
+__device__ float inverse_rms(const T* x, int dim, float eps, int lane) {
+  float squares = 0.f;
+  for (int i = lane; i < dim; i += 32) {
+    const float v = load(x, i);
+    squares = fmaf(v, v, squares);
+  }
+  return rsqrtf(warp_sum(squares) / static_cast<float>(dim) + eps);
+}
+
+template <typename T>
+__global__ void forward_kernel(RmsNormParams p) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kForwardWarps + threadIdx.x / 32;
+  if (row >= p.rows) return;
+  const int lane = threadIdx.x % 32;
+  const T* x = static_cast<const T*>(p.x) + row * p.x_stride;
+  const T* w = static_cast<const T*>(p.weight);
+  T* y = static_cast<T*>(p.y) + row * p.dim;
+  const float r = inverse_rms(x, p.dim, p.eps, lane);
+  if (p.z == nullptr) {
+    for (int i = lane; i < p.dim; i += 32) store(y, i, load(x, i) * r * (load(w, i) + 1.f));
+    return;
+  }
+  const T* z = static_cast<const T*>(p.z) + row * p.z_stride;
+  for (int i = lane; i < p.dim; i += 32) {
+    const float scaled = round_to(load(w, i) * round_to(load(x, i) * r, w), w);
+    const float zi = load(z, i);
+    store(y, i, scaled * (zi / (1.f + expf(-zi))));
+  }
+}
+
+// d loss / d n_i (g), row i's term of dw and (gated) d loss / d z_i.
+struct ElementGrad {
+  float g = 0.f, dw = 0.f, dz = 0.f;
+};
+
+template <typename T>
+__device__ ElementGrad element_grad(const T* w, const T* dy, const T* z, int i, float n) {
+  const float dyi = load(dy, i), wi = load(w, i);
+  if (z == nullptr) return {dyi * (wi + 1.f), dyi * n, 0.f};
+  const float zi = load(z, i), s = sigmoid(zi);
+  const float normed = round_to(n, w), gp = round_to(dyi * zi * s, w);
+  const float scaled = round_to(wi * normed, w);
+  return {round_to(gp * wi, w), round_to(gp * normed, w),
+          dyi * scaled * s * (1.f + zi * (1.f - s))};
+}
+
+// One row's backward; adds its dw terms to `dw` (this warp's H sums in shared memory).
+template <typename T>
+__device__ void backward_row(const RmsNormParams& p, int64_t row, int lane, float* dw) {
+  const T* x = static_cast<const T*>(p.x) + row * p.x_stride;
+  const T* w = static_cast<const T*>(p.weight);
+  const T* dy = static_cast<const T*>(p.dy) + row * p.dim;
+  const T* z = p.z == nullptr ? nullptr : static_cast<const T*>(p.z) + row * p.z_stride;
+  T* dz = p.z == nullptr ? nullptr : static_cast<T*>(p.dz) + row * p.dim;
+  const float r = inverse_rms(x, p.dim, p.eps, lane);
+  float dot = 0.f;
+  for (int i = lane; i < p.dim; i += 32) {
+    const float n = load(x, i) * r;
+    const ElementGrad e = element_grad(w, dy, z, i, n);
+    dot = fmaf(e.g, n, dot);
+    dw[i] += e.dw;
+    if (dz != nullptr) store(dz, i, e.dz);
+  }
+  const float mean_dot = warp_sum(dot) / static_cast<float>(p.dim);
+  T* dx = static_cast<T*>(p.dx) + row * p.dim;
+  for (int i = lane; i < p.dim; i += 32) {
+    const float n = load(x, i) * r;
+    store(dx, i, r * (element_grad(w, dy, z, i, n).g - n * mean_dot));
+  }
+}
+
+template <typename T>
+__global__ void backward_kernel(RmsNormParams p) {
+  extern __shared__ float sums[];  // [kBackwardWarps, H]
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float* dw = sums + warp * p.dim;
+  for (int i = lane; i < p.dim; i += 32) dw[i] = 0.f;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * kBackwardWarps;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * kBackwardWarps + warp; row < p.rows;
+       row += warps) {
+    backward_row<T>(p, row, lane, dw);
+  }
+  __syncthreads();
+  float* out = p.dweight_partials + static_cast<int64_t>(blockIdx.x) * p.dim;
+  for (int i = threadIdx.x; i < p.dim; i += blockDim.x) {
+    float total = 0.f;
+    for (int k = 0; k < kBackwardWarps; ++k) total += sums[k * p.dim + i];
+    out[i] = total;
+  }
+}
+
+template <typename T>
+cudaError_t launch(const RmsNormParams& p, bool backward, cudaStream_t stream) {
+  if (!backward) {
+    const auto blocks = static_cast<unsigned>((p.rows + kForwardWarps - 1) / kForwardWarps);
+    forward_kernel<T><<<blocks, kForwardWarps * 32, 0, stream>>>(p);
+    return cudaGetLastError();
+  }
+  const size_t shared = sizeof(float) * kBackwardWarps * static_cast<size_t>(p.dim);
+  const cudaError_t status = cudaFuncSetAttribute(
+      backward_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+  if (status != cudaSuccess) return status;
+  const auto blocks = static_cast<unsigned>(rms_norm_backward_blocks(p.rows));
+  backward_kernel<T><<<blocks, kBackwardWarps * 32, shared, stream>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t dispatch(const RmsNormParams& p, bool backward, cudaStream_t stream) {
+  if (p.rows == 0 || p.dim == 0) return cudaSuccess;
+  switch (p.dtype) {
+    case ElementType::bf16:
+      return launch<__nv_bfloat16>(p, backward, stream);
+    case ElementType::f16:
+      return launch<__half>(p, backward, stream);
+    default:
+      return launch<float>(p, backward, stream);
+  }
+}
+
+}  // namespace
+
+int rms_norm_backward_blocks(int64_t rows) {
+  return static_cast<int>(
+      std::clamp<int64_t>((rows + kBackwardWarps - 1) / kBackwardWarps, 1, kMaxBackwardBlocks));
+}
+
+cudaError_t launch_rms_norm_forward(const RmsNormParams& p, cudaStream_t stream) {
+  return dispatch(p, false, stream);
+}
+
+cudaError_t launch_rms_norm_backward(const RmsNormParams& p, cudaStream_t stream) {
+  return dispatch(p, true, stream);
+}
+
+}  // namespace verlpp::kernels
