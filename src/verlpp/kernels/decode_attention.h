@@ -9,7 +9,8 @@
 namespace verlpp::kernels {
 
 // True when this build compiled the CUDA kernel and it takes these tensors: q [N, heads, d] and
-// k_cache [rows, kv_heads, d] CUDA, both bf16 or both fp16, d 64 or 128, heads / kv_heads 1..8.
+// k_cache [rows, kv_heads, d] CUDA, both bf16 or both fp16, d 64, 128 or 256, heads /
+// kv_heads 1..8.
 bool can_decode_attention(const at::Tensor& q, const at::Tensor& k_cache);
 
 // Softmax(scale · q kᵀ) v for one query token per sequence over the cached keys and values, no

@@ -225,13 +225,14 @@ template <typename T>
 cudaError_t launch_dim(const DecodeAttentionParams& p, cudaStream_t stream) {
   if (p.head_dim == 64) return launch_typed<T, 64>(p, stream);
   if (p.head_dim == 128) return launch_typed<T, 128>(p, stream);
+  if (p.head_dim == 256) return launch_typed<T, 256>(p, stream);
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
 bool decode_attention_supported(int heads, int kv_heads, int head_dim) {
-  return (head_dim == 64 || head_dim == 128) && kv_heads > 0 && heads % kv_heads == 0 &&
+  return (head_dim == 64 || head_dim == 128 || head_dim == 256) && kv_heads > 0 && heads % kv_heads == 0 &&
          heads / kv_heads >= 1 && heads / kv_heads <= 8;
 }
 

@@ -36,7 +36,8 @@ struct DecodeAttentionParams {
   bool bf16 = true;                    // false: fp16
 };
 
-// True for the shapes the kernels are built for: head_dim 64 or 128, heads / kv_heads in 1..8.
+// True for the shapes the kernels are built for: head_dim 64, 128 or 256 (Qwen3.5), heads /
+// kv_heads in 1..8.
 bool decode_attention_supported(int heads, int kv_heads, int head_dim);
 
 // Launches both kernels on `stream`; returns the launch's error (cudaSuccess when none).

@@ -1,7 +1,7 @@
 // CUDA: verlpp's split-KV decode attention kernel (kernels/decode_attention.h) against softmax
 // attention written out in fp64 on the CPU from the same bf16/fp16-rounded inputs, over GQA group
-// sizes 1, 2 and 5, head_dim 64 and 128, one split and many, and a sequence without keys. Also
-// that model::decode_attention takes the kernel. Skips without a GPU or without the kernel.
+// sizes 1, 2, 4 and 5, head_dim 64, 128 and 256, one split and many, and a sequence without keys.
+// Also that model::decode_attention takes the kernel. Skips without a GPU or without the kernel.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +83,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Qwen3-0.6B heads; few blocks, so the keys are split (up to 8 ranges of 128).
         Case{16, 8, 128, 1024, {1, 300, 1000}, at::kBFloat16},
+        // Qwen3.5-2B's gated attention: 8 heads over 2, head_dim 256.
+        Case{8, 2, 256, 512, {1, 5, 130, 511}, at::kBFloat16},
         // No GQA, head_dim 64, fp16; a sequence without keys; lengths around the 4-key unroll.
         Case{8, 8, 64, 256, {7, 64, 0, 129, 2, 200, 3}, at::kHalf},
         // Group of 5 (Qwen3-14B's 40 / 8) over 300 sequences: enough blocks for one split.
@@ -117,7 +119,8 @@ TEST(DecodeAttentionKernelGpu, PagedMatchesFp64OverShuffledPages) {
   const int64_t page = 16;
   const std::vector<int64_t> lengths = {1, 16, 17, 200, 0, 33};
   for (const auto& [heads, kv_heads, dim, dtype] :
-       {std::tuple{16, 8, 128, at::kBFloat16}, std::tuple{40, 8, 64, at::kHalf}}) {
+       {std::tuple{16, 8, 128, at::kBFloat16}, std::tuple{40, 8, 64, at::kHalf},
+        std::tuple{16, 2, 256, at::kBFloat16}}) {
     const at::Tensor probe_q = at::empty({1, heads, dim}, cuda.dtype(dtype));
     if (!can_decode_attention(probe_q, at::empty({1, kv_heads, dim}, cuda.dtype(dtype)))) {
       GTEST_SKIP() << "no decode kernel in this build";
