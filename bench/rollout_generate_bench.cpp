@@ -7,17 +7,23 @@
 //   verlpp_rollout_bench [--preset qwen3-0.6b] [--prompts 256] [--prompt-length 512]
 //       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
+//       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--engine]
 //
-// Every prompt is prompt-length random ids, repeated --n times in consecutive rows as the trainer
-// repeats a GRPO prompt (rollout.n; prompts x n rows in all); --no-prefix-caching is
-// rollout.enable_prefix_caching=false (every row prefilled, not each prompt once); responses are
-// response-length tokens (ignore_eos), sampled at temperature 1 with top_k/top_p off (verl's
-// rollout defaults). One warm-up call on 8 prompts first. Prints a JSON line with output tokens/s
-// (responses only, prefill time included), the prefill time (a call with one response token), the
-// mean decode step and peak CUDA memory allocated; then, when a baseline is given, a JSON line with
-// the ratio to its tokens/s and, when the baseline reports one, both MFUs: the baseline's (verl's
-// FLOPs formula over prompt + response tokens, forward only) and this run's on the same work (the
-// baseline's times the speedup).
+// Every prompt is prompt-length random ids, or with --prompts-file the file's first --prompts
+// lines (JSON lists of token ids, left-padded to the longest), repeated --n times in consecutive
+// rows as the trainer repeats a GRPO prompt (rollout.n; prompts x n rows in all);
+// --no-prefix-caching is rollout.enable_prefix_caching=false (every row prefilled, not each prompt
+// once); responses are response-length tokens (ignore_eos), or with --eos-tokens K they stop at
+// any of K end ids spread evenly over the vocabulary (random weights give near-uniform next-token
+// probabilities, so lengths spread geometrically with mean about vocab / K, capped at
+// response-length); sampled at temperature 1 with top_k/top_p off (verl's rollout defaults).
+// --engine runs rollout::generate_with_engine (scheduler, paged KV, continuous batching) instead
+// of generate_sequences. One warm-up call on 8 prompts first. Prints a JSON line with output
+// tokens/s (responses only, prefill time included), the prefill time (a call with one response
+// token), the mean decode step and peak CUDA memory allocated; then, when a baseline is given, a
+// JSON line with the ratio to its tokens/s and, when the baseline reports one, both MFUs: the
+// baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this run's on
+// the same work (the baseline's times the speedup).
 #ifdef VERLPP_PROFILE
 #include <torch/cuda.h>
 
@@ -26,6 +32,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -33,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/device.h"
@@ -40,6 +48,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
+#include "verlpp/rollout/engine.h"
 #include "verlpp/rollout/rollout.h"
 
 #if __has_include(<c10/cuda/CUDACachingAllocator.h>) && __has_include(<cuda_runtime_api.h>)
@@ -60,14 +69,21 @@ struct Options {
   std::string baseline;
   uint64_t seed = 0;
   bool cuda_graph = true;
+  std::string prompts_file;
+  int64_t eos_tokens = 0;
+  bool engine = false;
 };
 
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--no-cuda-graph" || key == "--no-prefix-caching") {
-      (key == "--no-cuda-graph" ? o.cuda_graph : o.prefix_caching) = false;
+    if (key == "--no-cuda-graph" || key == "--no-prefix-caching" || key == "--engine") {
+      if (key == "--engine") {
+        o.engine = true;
+      } else {
+        (key == "--no-cuda-graph" ? o.cuda_graph : o.prefix_caching) = false;
+      }
       --i;
       continue;
     }
@@ -89,6 +105,10 @@ Options parse(int argc, char** argv) {
       o.baseline = value;
     } else if (key == "--seed") {
       o.seed = std::stoull(value);
+    } else if (key == "--prompts-file") {
+      o.prompts_file = value;
+    } else if (key == "--eos-tokens") {
+      o.eos_tokens = std::stoll(value);
     } else {
       throw verlpp::Error("unknown option " + key);
     }
@@ -108,6 +128,43 @@ verlpp::data::Batch random_prompts(int64_t B, int64_t P, int64_t vocab, uint64_t
   return batch;
 }
 
+// The first B prompts of `path` (one JSON list of token ids a line), left-padded with id 0 under a
+// zero attention mask, each repeated n times in consecutive rows.
+verlpp::data::Batch file_prompts(const std::string& path, int64_t B, int64_t n) {
+  std::ifstream in(path);
+  if (!in) throw verlpp::Error("--prompts-file " + path + ": cannot open");
+  std::vector<std::vector<int64_t>> rows;
+  std::string line;
+  while (static_cast<int64_t>(rows.size()) < B && std::getline(in, line)) {
+    rows.push_back(nlohmann::json::parse(line).get<std::vector<int64_t>>());
+  }
+  if (static_cast<int64_t>(rows.size()) < B) {
+    throw verlpp::Error("--prompts-file " + path + ": fewer than --prompts lines");
+  }
+  size_t P = 0;
+  for (const auto& r : rows) P = std::max(P, r.size());
+  at::Tensor ids = at::zeros({B, static_cast<int64_t>(P)}, at::kLong);
+  at::Tensor mask = at::zeros({B, static_cast<int64_t>(P)}, at::kLong);
+  for (int64_t b = 0; b < B; ++b) {
+    const auto& r = rows[static_cast<size_t>(b)];
+    const auto pad = static_cast<int64_t>(P - r.size());
+    ids[b].narrow(0, pad, static_cast<int64_t>(r.size())).copy_(at::tensor(r, at::kLong));
+    mask[b].narrow(0, pad, static_cast<int64_t>(r.size())).fill_(1);
+  }
+  verlpp::data::Batch batch;
+  batch.set_tensor("input_ids", ids.repeat_interleave(n, 0));
+  batch.set_tensor("attention_mask", mask.repeat_interleave(n, 0));
+  batch.set_tensor("position_ids", (mask.cumsum(1) - 1).clamp_min(0).repeat_interleave(n, 0));
+  return batch;
+}
+
+// K end-of-sequence ids spread evenly over the vocabulary.
+std::vector<int32_t> spread_eos_ids(int64_t K, int64_t vocab) {
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < K; ++i) ids.push_back(static_cast<int32_t>(i * vocab / K));
+  return ids;
+}
+
 void reset_peak_memory() {
 #ifdef VERLPP_BENCH_CUDA_STATS
   c10::cuda::CUDACachingAllocator::resetPeakStats(0);
@@ -123,14 +180,32 @@ double peak_memory_gib() {
 #endif
 }
 
-// (seconds, response tokens) of one generate_sequences call, waiting for the device.
-std::pair<double, int64_t> timed_generate(const verlpp::model::CausalLM& model,
-                                          const verlpp::data::Batch& prompts,
-                                          const verlpp::rollout::SamplingParams& params) {
+struct Timed {
+  double seconds = 0.0;
+  int64_t tokens = 0;
+  std::vector<int64_t> lengths;  // each row's response length
+};
+
+// One generate call (generate_sequences, or the engine with `engine`), waiting for the device.
+Timed timed_generate(const verlpp::model::CausalLM& model, const verlpp::data::Batch& prompts,
+                     const verlpp::rollout::SamplingParams& params, bool engine) {
   const auto t0 = std::chrono::steady_clock::now();
-  const verlpp::data::Batch out = verlpp::rollout::generate_sequences(model, prompts, params, 1);
-  const int64_t tokens = out.tensor("response_mask").sum().item<int64_t>();
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), tokens};
+  const verlpp::data::Batch out =
+      engine ? verlpp::rollout::generate_with_engine(model, prompts, params, 1, 0)
+             : verlpp::rollout::generate_sequences(model, prompts, params, 1);
+  const at::Tensor lengths = out.tensor("response_mask").sum(1).cpu();
+  Timed t;
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.tokens = lengths.sum().item<int64_t>();
+  t.lengths.assign(lengths.data_ptr<int64_t>(), lengths.data_ptr<int64_t>() + lengths.numel());
+  return t;
+}
+
+// The q-quantile of `values` (nearest rank).
+int64_t quantile(std::vector<int64_t> values, double q) {
+  std::sort(values.begin(), values.end());
+  const auto i = static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(i, values.size() - 1)];
 }
 
 int run(const Options& o) {
@@ -143,39 +218,51 @@ int run(const Options& o) {
 
   verlpp::rollout::SamplingParams params;
   params.temperature = 1.0;
-  params.ignore_eos = true;
-  params.eos_token_ids = {static_cast<int32_t>(config.eos_token_id)};
+  params.ignore_eos = o.eos_tokens <= 0;
+  params.eos_token_ids = o.eos_tokens > 0
+                             ? spread_eos_ids(o.eos_tokens, config.vocab_size)
+                             : std::vector<int32_t>{static_cast<int32_t>(config.eos_token_id)};
   params.use_cuda_graph = o.cuda_graph;
   params.enable_prefix_caching = o.prefix_caching;
   params.max_response_length = 16;
-  verlpp::rollout::generate_sequences(model, random_prompts(8, 64, config.vocab_size, 1), params, 0)
-      .tensor("responses")
-      .sum()
-      .item<int64_t>();
+  timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params, o.engine);
 
   const verlpp::data::Batch prompts =
-      random_prompts(o.prompts, o.prompt_length, config.vocab_size, o.seed + 2, o.n);
+      o.prompts_file.empty()
+          ? random_prompts(o.prompts, o.prompt_length, config.vocab_size, o.seed + 2, o.n)
+          : file_prompts(o.prompts_file, o.prompts, o.n);
   // Prefill plus the first sampled token alone, to split the time.
   params.max_response_length = 1;
-  const double prefill_seconds = timed_generate(model, prompts, params).first;
+  const double prefill_seconds = timed_generate(model, prompts, params, o.engine).seconds;
 
   params.max_response_length = o.response_length;
 #ifdef VERLPP_PROFILE
   verlpp::bench::print_kernel_profile("one generate call", [&] {
-    verlpp::rollout::generate_sequences(model, prompts, params, 1);
+    timed_generate(model, prompts, params, o.engine);
     torch::cuda::synchronize();
   });
   return 0;
 #endif
   reset_peak_memory();
-  const auto [seconds, tokens] = timed_generate(model, prompts, params);
+  const Timed timed = timed_generate(model, prompts, params, o.engine);
+  const double seconds = timed.seconds;
+  const int64_t tokens = timed.tokens;
+  const int64_t prompt_tokens = prompts.tensor("attention_mask").sum().item<int64_t>();
+  const int64_t steps = quantile(timed.lengths, 1.0);  // decode steps: the longest response
   nlohmann::json result = {
       {"impl", "verlpp"},
       {"preset", o.preset},
       {"prompts", o.prompts},
       {"n", o.n},
       {"prefix_caching", o.prefix_caching},
-      {"prompt_length", o.prompt_length},
+      {"prompt_length", o.prompts_file.empty() ? o.prompt_length : -1},
+      {"prompts_file", o.prompts_file},
+      {"mean_prompt_length", static_cast<double>(prompt_tokens) / double(prompts.size())},
+      {"engine", o.engine},
+      {"eos_tokens", o.eos_tokens},
+      {"mean_response_length", static_cast<double>(tokens) / double(timed.lengths.size())},
+      {"p90_response_length", quantile(timed.lengths, 0.9)},
+      {"max_response_length", steps},
       {"response_length", o.response_length},
       {"dtype", o.dtype},
       {"cuda_graph", o.cuda_graph && verlpp::compat::CudaGraph::available()},
@@ -183,7 +270,8 @@ int run(const Options& o) {
       {"seconds", seconds},
       {"tokens_per_s", static_cast<double>(tokens) / seconds},
       {"prefill_seconds", prefill_seconds},
-      {"decode_ms_per_step", 1e3 * (seconds - prefill_seconds) / double(o.response_length - 1)},
+      {"decode_ms_per_step",
+       1e3 * (seconds - prefill_seconds) / double(std::max<int64_t>(steps - 1, 1))},
       {"peak_memory_gib", peak_memory_gib()}};
   std::cout << result.dump() << std::endl;
   if (!o.baseline.empty()) {

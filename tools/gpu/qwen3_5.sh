@@ -11,8 +11,14 @@
 # PROFILE=1 adds kernel profiles of the Qwen3.5-2B log-prob pass and update
 # (verlpp_train_step_profile; $OUT/profile_logprob.txt, profile_update.txt); PREFIX=1 times the
 # rollout of 64 prompts x n 8 (512 -> 256 tokens) with and without rollout.enable_prefix_caching
-# on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); BENCH=0 skips the benchmarks. The benchmarks get what is left of a
-# 570 s call, at most 530 s (their BUDGET). Every result line also goes to $OUT/results.txt.
+# on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); ENGINE=1 times issue 22's
+# GRPO-shaped rollout (64 GSM8K prompts x n 8, responses stopping at eos, up to 1,024 tokens:
+# --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes three ways:
+# static batches without prefix sharing (the rollout before issue 22), static batches with it,
+# and the engine (--engine: continuous batching, paged KV, CUDA graphs over block tables); then
+# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine; BENCH=0 skips the benchmarks.
+# The benchmarks get what is left of a 570 s call, at most 530 s (their BUDGET). Every result line
+# also goes to $OUT/results.txt.
 set -uo pipefail
 OUT=${OUT:?}
 source tools/gpu/gpu_env.sh
@@ -43,6 +49,18 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
         timeout 60 build/bench/verlpp_rollout_bench --preset $preset --prompts 64 --n 8 \
           --prompt-length 512 --response-length 256 $flag 2>&1 | tail -2
       done
+    done
+  fi
+  if [ "${ENGINE:-0}" = 1 ]; then
+    for preset in qwen3-0.6b qwen3.5-2b; do
+      for flag in --no-prefix-caching "" --engine; do
+        timeout 75 build/bench/verlpp_rollout_bench --preset $preset --prompts 64 --n 8 \
+          --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
+          --response-length 1024 $flag 2>&1 | tail -1
+      done
+    done
+    for flag in "" --engine; do
+      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b $flag 2>&1 | tail -1
     done
   fi
   left=$((570 - (SECONDS - start)))

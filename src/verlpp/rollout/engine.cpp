@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <vector>
 
+#include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/kv_cache_manager.h"
@@ -73,23 +73,17 @@ KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& pack
   return sizes;
 }
 
-// The uniforms of row_uniforms for each sampling request, keyed by its row and response index.
+// The uniform of each sampling request (row_uniform), keyed by its row and response index, fp64
+// [N] on `device`: one copy per step, whatever steps the rows are at.
 at::Tensor draws(const std::vector<int64_t>& requests, const Scheduler& scheduler,
                  std::uint64_t seed, int64_t first_row, const at::Device& device) {
-  std::map<int64_t, std::vector<int64_t>> by_step;  // response index -> positions in `requests`
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const auto step = static_cast<int64_t>(scheduler.request(requests[i]).output.size());
-    by_step[step].push_back(static_cast<int64_t>(i));
+  std::vector<double> u;
+  u.reserve(requests.size());
+  for (const int64_t r : requests) {
+    const auto step = static_cast<int64_t>(scheduler.request(r).output.size());
+    u.push_back(row_uniform(seed, r + first_row, step));
   }
-  at::Tensor u = at::empty({static_cast<int64_t>(requests.size())},
-                           at::TensorOptions().dtype(at::kDouble).device(device));
-  for (const auto& [step, index] : by_step) {
-    std::vector<int64_t> rows;
-    for (const int64_t i : index) rows.push_back(requests[static_cast<size_t>(i)] + first_row);
-    u.index_copy_(0, at::tensor(index, at::kLong).to(device),
-                  row_uniforms(seed, at::tensor(rows, at::kLong).to(device), step));
-  }
-  return u;
+  return at::tensor(u, at::kDouble).to(device);
 }
 
 // The paged cache's bytes for `sizes`, checked before anything is allocated: on the CPU against the
@@ -120,15 +114,18 @@ void check_cache_fits(const model::CausalLM& model, const KVCacheSizes& sizes, i
   }
 }
 
+// Decode steps from CUDA graphs: bf16/fp16 CUDA models whose decode allows capture.
+bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params) {
+  return model.device().is_cuda() && model.dtype() != at::kFloat && params.use_cuda_graph &&
+         model.decode_capturable() && compat::CudaGraph::available();
+}
+
 }  // namespace
 
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
                                  std::int64_t first_row) {
-  const int64_t R = params.max_response_length;
-  if (R < 1) {
-    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
-  }
+  const int64_t R = response_length(params);
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
@@ -147,9 +144,15 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   for (Request& r : make_requests(packed, group_prompts(packed, params.enable_prefix_caching), R)) {
     scheduler.add(std::move(r));
   }
-  PagedKVCache cache(model.generation_state(), sizes.num_blocks, sizes.block_size,
-                     sizes.num_state_slots, model.dtype(), dev);
+  // One block and one state slot more than the KV manager hands out: the scratch of graph buckets'
+  // unused rows.
+  PagedKVCache cache(model.generation_state(), sizes.num_blocks + 1, sizes.block_size,
+                     sizes.num_state_slots + 1, model.dtype(), dev);
   ModelRunner runner(model, cache);
+  if (use_cuda_graphs(model, params)) {
+    const int64_t max_pages = (packed.max_length + R + sizes.block_size - 1) / sizes.block_size;
+    runner.use_cuda_graphs(max_seqs, max_pages, sizes.num_blocks, sizes.num_state_slots);
+  }
   const SamplerSettings settings = sampler_settings(params);
   while (!scheduler.done()) {
     const SchedulerOutput out = scheduler.schedule();
@@ -158,10 +161,12 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
     if (!step.requests.empty()) {
       const SampledTokens s = sample_tokens(step.logits, settings,
                                             draws(step.requests, scheduler, seed, first_row, dev));
-      const at::Tensor tokens = s.tokens.cpu(), logprobs = s.logprobs.to(at::kFloat).cpu();
+      const at::Tensor tokens = s.tokens.cpu().contiguous();
+      const at::Tensor logprobs = s.logprobs.to(at::kFloat).cpu().contiguous();
+      const int64_t* token = tokens.data_ptr<int64_t>();
+      const float* logprob = logprobs.data_ptr<float>();
       for (size_t i = 0; i < step.requests.size(); ++i) {
-        sampled.push_back({step.requests[i], tokens[static_cast<int64_t>(i)].item<int64_t>(),
-                           logprobs[static_cast<int64_t>(i)].item<float>()});
+        sampled.push_back({step.requests[i], token[i], logprob[i]});
       }
     }
     scheduler.update(out, sampled);

@@ -40,6 +40,7 @@ PrefixHit KVCacheManager::cached_prefix(const Request& r) const {
     const std::optional<std::int64_t> block = pool_->cached_block(h);
     if (!block) break;
     hit.blocks.push_back(*block);
+    hit.last_hash = h.value;
   }
   hit.tokens = static_cast<std::int64_t>(hit.blocks.size()) * bs;
   return hit;
@@ -63,14 +64,7 @@ bool KVCacheManager::allocate(const Request& r, std::int64_t num_new_tokens, con
     if (pool_) pool_->touch(hit.blocks);
     h.blocks = hit.blocks;
     h.cached_blocks = static_cast<std::int64_t>(hit.blocks.size());
-    h.last_hash = 0;
-    if (!hit.blocks.empty()) {
-      h.last_hash =
-          block_hashes(std::vector<std::int64_t>(r.prompt.begin(), r.prompt.begin() + hit.tokens),
-                       sizes_.block_size, r.prefix_key)
-              .back()
-              .value;
-    }
+    h.last_hash = hit.last_hash;
     if (has_state()) {
       h.slot = free_slots_.back();
       free_slots_.pop_back();

@@ -39,6 +39,7 @@ struct ForkCopies {
 struct PrefixHit {
   std::vector<std::int64_t> blocks;
   std::int64_t tokens = 0;
+  std::uint64_t last_hash = 0;  // the hash of the last hit block (0 without a hit)
 };
 
 class KVCacheManager {

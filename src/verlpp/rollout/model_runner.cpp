@@ -7,6 +7,7 @@
 #include <map>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 
 namespace verlpp::rollout {
 
@@ -15,11 +16,6 @@ namespace {
 // The cache row of token i of a request holding `blocks`.
 int64_t row_of(const std::vector<int64_t>& blocks, int64_t block_size, int64_t i) {
   return blocks[static_cast<size_t>(i / block_size)] * block_size + i % block_size;
-}
-
-at::Tensor on(const std::vector<int64_t>& values, const at::Device& device,
-              at::ScalarType dtype = at::kLong) {
-  return at::tensor(values, at::kLong).to(device, dtype);
 }
 
 // The prefill of whole sequences: hidden states of their last tokens [S, hidden].
@@ -38,41 +34,29 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
     cu.push_back(static_cast<int64_t>(ids.size()));
   }
   const at::Device dev = model.device();
-  const at::Tensor hidden =
-      model.prefill(on(ids, dev), on(positions, dev), at::tensor(cu, at::kLong), on(rows, dev),
-                    on(slots, dev), cache.view());
+  const at::Tensor hidden = model.prefill(device_tensor(ids, dev), device_tensor(positions, dev),
+                                          at::tensor(cu, at::kLong), device_tensor(rows, dev),
+                                          device_tensor(slots, dev), cache.view());
   std::vector<int64_t> last(cu.begin() + 1, cu.end());
   for (int64_t& t : last) --t;
-  return hidden.index_select(0, on(last, dev));
+  return hidden.index_select(0, device_tensor(last, dev));
 }
 
-// One decode step for sequences whose last token (the one sampled last step) is new: [N, hidden].
-at::Tensor decode(const model::CausalLM& model, PagedKVCache& cache, const Scheduler& scheduler,
-                  const KVCacheManager& kv, const std::vector<ScheduledChunk>& chunks) {
-  std::vector<int64_t> tokens, positions, lengths, new_rows, slots, pages, offsets;
-  const int64_t bs = cache.block_size();
+// The decode step's inputs for sequences whose last token (the one sampled last step) is new.
+PagedDecodeInputs decode_inputs(const Scheduler& scheduler, const KVCacheManager& kv,
+                                const std::vector<ScheduledChunk>& chunks, int64_t block_size) {
+  PagedDecodeInputs in;
   for (const ScheduledChunk& c : chunks) {
     const Request& r = scheduler.request(c.request);
     const std::vector<int64_t>& blocks = kv.block_table(c.request);
-    tokens.push_back(r.token(c.start));
-    positions.push_back(r.position(c.start));
-    lengths.push_back(c.start + 1);
-    new_rows.push_back(row_of(blocks, bs, c.start));
-    slots.push_back(std::max<int64_t>(kv.state_slot(c.request), 0));
-    offsets.push_back(static_cast<int64_t>(pages.size()));
-    pages.insert(pages.end(), blocks.begin(), blocks.end());
+    in.tokens.push_back(r.token(c.start));
+    in.positions.push_back(r.position(c.start));
+    in.lengths.push_back(c.start + 1);
+    in.new_rows.push_back(row_of(blocks, block_size, c.start));
+    in.state_slots.push_back(std::max<int64_t>(kv.state_slot(c.request), 0));
+    in.block_tables.push_back(&blocks);
   }
-  const at::Device dev = model.device();
-  model::DecodeView view;
-  view.page_size = bs;
-  view.pages = on(pages, dev, at::kInt);
-  view.page_offsets = on(offsets, dev, at::kInt);
-  view.lengths = on(lengths, dev);
-  view.lengths_i32 = view.lengths.to(at::kInt);
-  view.max_length = *std::max_element(lengths.begin(), lengths.end());
-  view.new_rows = on(new_rows, dev);
-  view.state_slots = on(slots, dev);
-  return model.decode(on(tokens, dev), on(positions, dev), view, cache.view());
+  return in;
 }
 
 void copy_forks(PagedKVCache& cache, const ForkCopies& copies, const at::Device& dev) {
@@ -81,20 +65,40 @@ void copy_forks(PagedKVCache& cache, const ForkCopies& copies, const at::Device&
     src.push_back(from);
     dst.push_back(to);
   }
-  cache.copy_blocks(on(src, dev), on(dst, dev));
+  cache.copy_blocks(device_tensor(src, dev), device_tensor(dst, dev));
   src.clear();
   dst.clear();
   for (const auto& [from, to] : copies.slots) {
     src.push_back(from);
     dst.push_back(to);
   }
-  cache.copy_state_slots(on(src, dev), on(dst, dev));
+  cache.copy_state_slots(device_tensor(src, dev), device_tensor(dst, dev));
 }
 
 }  // namespace
 
 ModelRunner::ModelRunner(const model::CausalLM& model, PagedKVCache& cache)
     : model_(model), cache_(cache) {}
+
+ModelRunner::~ModelRunner() = default;
+
+void ModelRunner::use_cuda_graphs(int64_t max_rows, int64_t max_pages, int64_t scratch_block,
+                                  int64_t scratch_slot) {
+  graphed_ = std::make_unique<GraphedPagedDecoder>(model_, cache_, max_rows, max_pages,
+                                                   scratch_block, scratch_slot);
+}
+
+at::Tensor ModelRunner::decode(const PagedDecodeInputs& in) {
+  if (graphed_) {
+    try {
+      return graphed_->step(in);
+    } catch (const Error& e) {
+      log_warning(std::string("rollout: ") + e.what() + "; decoding without CUDA graphs");
+      graphed_.reset();
+    }
+  }
+  return paged_decode(model_, cache_, in);
+}
 
 ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Scheduler& scheduler,
                                          const KVCacheManager& kv) {
@@ -114,7 +118,9 @@ ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Sched
   StepLogits result;
   std::vector<at::Tensor> hidden;
   if (!prefills.empty()) hidden.push_back(prefill(model_, cache_, scheduler, kv, prefills));
-  if (!decodes.empty()) hidden.push_back(decode(model_, cache_, scheduler, kv, decodes));
+  if (!decodes.empty()) {
+    hidden.push_back(decode(decode_inputs(scheduler, kv, decodes, cache_.block_size())));
+  }
   copy_forks(cache_, out.copies, model_.device());
   std::map<int64_t, int64_t> row_of_request;
   for (const auto* list : {&prefills, &decodes}) {
@@ -131,7 +137,7 @@ ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Sched
     result.requests.push_back(child);
   }
   if (!parents.empty()) {
-    logits = at::cat({logits, logits.index_select(0, on(parents, logits.device()))});
+    logits = at::cat({logits, logits.index_select(0, device_tensor(parents, logits.device()))});
   }
   result.logits = logits;
   return result;

@@ -1,18 +1,21 @@
 // Runs the model for one scheduler step over the paged cache (vLLM v1's model runner,
 // v1/worker/gpu_model_runner.py): the step's whole-sequence prefills (each from its first token:
 // the prompt, or after a preemption the prompt and the tokens sampled so far) in one packed
-// prefill, its one-token decodes in one decode step over the requests' block tables, then the
-// forks' block and state-slot copies; returns the logits the sampler needs.
+// prefill, its one-token decodes in one decode step over the requests' block tables (eager or
+// from CUDA graphs, paged_decode.h), then the forks' block and state-slot copies; returns the
+// logits the sampler needs.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/kv_cache_manager.h"
+#include "verlpp/rollout/paged_decode.h"
 #include "verlpp/rollout/scheduler.h"
 
 namespace verlpp::rollout {
@@ -21,6 +24,12 @@ class ModelRunner {
  public:
   // `cache` must outlive the runner; its block size is the KV manager's.
   ModelRunner(const model::CausalLM& model, PagedKVCache& cache);
+  ~ModelRunner();
+
+  // From now on replays decode steps from CUDA graphs (GraphedPagedDecoder, its arguments); a
+  // step the graphs cannot take (capture fails) falls back to eager decoding with a warning.
+  void use_cuda_graphs(int64_t max_rows, int64_t max_pages, int64_t scratch_block,
+                       int64_t scratch_slot);
 
   // Row i of `logits` [M, vocab] (the model's dtype) is what requests[i] samples from: every chunk
   // that samples, then every forked child (its parent's row).
@@ -33,8 +42,11 @@ class ModelRunner {
   StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv);
 
  private:
+  at::Tensor decode(const PagedDecodeInputs& in);
+
   const model::CausalLM& model_;
   PagedKVCache& cache_;
+  std::unique_ptr<GraphedPagedDecoder> graphed_;
 };
 
 }  // namespace verlpp::rollout

@@ -103,6 +103,14 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
   return q;
 }
 
+int64_t response_length(const SamplingParams& params) {
+  if (params.max_response_length < 1) {
+    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}",
+                            params.max_response_length));
+  }
+  return params.max_response_length;
+}
+
 SamplerSettings sampler_settings(const SamplingParams& params) {
   SamplerSettings s;
   s.greedy = !params.do_sample || params.temperature == 0.0;

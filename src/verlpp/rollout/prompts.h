@@ -40,6 +40,9 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
 
 SamplerSettings sampler_settings(const SamplingParams& params);
 
+// params.max_response_length; throws verlpp::Error when it is below 1.
+int64_t response_length(const SamplingParams& params);
+
 // generate_sequences' result (rollout.h) from the responses [B, R] (tokens, response mask,
 // log-probs) on the model's device.
 data::Batch response_batch(const data::Batch& prompts, const PackedPrompts& packed,

@@ -131,10 +131,7 @@ at::Tensor recomputed_logits(const model::CausalLM& model, const PackedPrompts& 
 data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
                            const SamplingParams& params, std::uint64_t seed,
                            std::int64_t first_row) {
-  const int64_t R = params.max_response_length;
-  if (R < 1) {
-    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
-  }
+  const int64_t R = response_length(params);
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);

@@ -55,6 +55,12 @@ at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int6
   return top53.to(at::kDouble).mul(1.0 / static_cast<double>(int64_t{1} << 53));
 }
 
+double row_uniform(std::uint64_t seed, std::int64_t row_id, std::int64_t step) {
+  const std::uint64_t stream = splitmix64(seed, static_cast<std::uint64_t>(step));
+  const std::uint64_t z = splitmix64(static_cast<std::uint64_t>(row_id), stream);
+  return static_cast<double>(z >> 11) / static_cast<double>(std::uint64_t{1} << 53);
+}
+
 at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& settings) {
   check(settings);
   const double inf = std::numeric_limits<double>::infinity();

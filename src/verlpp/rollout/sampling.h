@@ -34,6 +34,9 @@ struct SampledTokens {
 // row_ids: int64 [N], the rows' indices in the whole generation batch.
 at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int64_t step);
 
+// The same number for one row, on the host (for callers whose rows are at different steps).
+double row_uniform(std::uint64_t seed, std::int64_t row_id, std::int64_t step);
+
 // logits [N, V] (any float dtype; computed in fp32), uniforms [N] from row_uniforms. The draw is
 // inverse-CDF sampling: the first token whose cumulative probability (fp32, in vocabulary order)
 // exceeds u times the total, so a row's token depends only on its logits and its u, and nothing

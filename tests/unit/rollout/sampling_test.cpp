@@ -148,9 +148,10 @@ TEST(Sampling, RowUniformsAreSplitmix64OfSeedRowAndStep) {
       const at::Tensor u = row_uniforms(seed, rows, step);
       for (int64_t i = 0; i < rows.numel(); ++i) {
         const auto row = static_cast<std::uint64_t>(rows[i].item<int64_t>());
-        EXPECT_EQ(u[i].item<double>(),
-                  reference_uniform(seed, row, static_cast<std::uint64_t>(step)))
+        const double want = reference_uniform(seed, row, static_cast<std::uint64_t>(step));
+        EXPECT_EQ(u[i].item<double>(), want)
             << "seed " << seed << " row " << row << " step " << step;
+        EXPECT_EQ(row_uniform(seed, rows[i].item<int64_t>(), step), want) << "host, row " << row;
       }
     }
   }
