@@ -14,6 +14,7 @@ constexpr int kColumnTile = 128;  // columns of a C x d product per pass: 4 per 
 constexpr int kRowsPerWarp = kMaxChunk / (kThreads / 32);
 constexpr int kMaxDim = 256;
 constexpr int kSquare = kMaxChunk + 4;  // row stride of A and T in shared memory
+constexpr int kBlock = 16;              // the blocks of the inverse: 4 x 4 of 16 x 16
 
 // Row stride in shared memory of [64, d] matrices: d rounded up to 4 (float4 reads) plus 4, so
 // that the 8 rows a quarter warp reads at once fall in different banks.
@@ -30,7 +31,8 @@ __host__ __device__ Layout layout(int dk, int dv) {
   l.pv = row_stride(dv);
   l.pqv = l.pk > l.pv ? l.pk : l.pv;
   l.bytes = kMaxChunk * sizeof(double) +
-            (kMaxChunk * (l.pk + l.pqv) + 2 * kMaxChunk * kSquare + 4 * kMaxChunk) * sizeof(float);
+            (kMaxChunk * (l.pk + l.pqv) + (2 * kMaxChunk + kBlock) * kSquare + 4 * kMaxChunk) *
+                sizeof(float);
   return l;
 }
 
@@ -118,6 +120,54 @@ __device__ void scaled_rows(const float* src, int stride, const float* scale, in
   }
 }
 
+// T = (I + A)^{-1} into shared memory (A strictly lower, zero beyond C rows and columns; both
+// [64][kSquare]), by 16 x 16 blocks: the four diagonal blocks T_ii = (I + A_ii)^{-1} by forward
+// substitution, one warp each (lane l: column l % 16, rows 8 (l / 16) .. + 7), then block rows
+// i = 1..3: T_ij = -T_ii M_ij with M_ij = sum_{k=j}^{i-1} A_ik T_kj for j < i (the blocks of
+// (I + A) T = I), through M [16][kSquare]. Seven block-wide barriers instead of one per row.
+__device__ void invert_unit_lower(const float* A, float* T, float* M) {
+  for (int e = threadIdx.x; e < kMaxChunk * kMaxChunk; e += kThreads) {
+    const int r = e / kMaxChunk, s = e % kMaxChunk;
+    T[r * kSquare + s] = r == s ? 1.f : 0.f;
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp < kMaxChunk / kBlock) {
+    const int base = warp * kBlock, c = base + lane % kBlock, first = base + lane / kBlock * 8;
+    for (int s = base; s < base + kBlock; ++s) {
+      __syncwarp();
+      const float ts = T[s * kSquare + c];
+#pragma unroll
+      for (int r = first; r < first + 8; ++r) {
+        if (r > s) T[r * kSquare + c] = fmaf(-A[r * kSquare + s], ts, T[r * kSquare + c]);
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = 1; i < kMaxChunk / kBlock; ++i) {
+    const int entries = i * kBlock * kBlock, row0 = i * kBlock;
+    for (int e = threadIdx.x; e < entries; e += kThreads) {
+      const int r = e / (i * kBlock), col = e % (i * kBlock), j = col / kBlock;
+      float acc = 0.f;
+      for (int k = j * kBlock; k < row0; ++k) {
+        acc = fmaf(A[(row0 + r) * kSquare + k], T[k * kSquare + col], acc);
+      }
+      M[r * kSquare + col] = acc;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < entries; e += kThreads) {
+      const int r = e / (i * kBlock), col = e % (i * kBlock);
+      float acc = 0.f;
+#pragma unroll
+      for (int m = 0; m < kBlock; ++m) {
+        acc = fmaf(T[(row0 + r) * kSquare + row0 + m], M[m * kSquare + col], acc);
+      }
+      T[(row0 + r) * kSquare + col] = -acc;
+    }
+    __syncthreads();
+  }
+}
+
 __global__ void __launch_bounds__(kThreads) chunk_terms_kernel(DeltaRuleChunkTermsParams p) {
   extern __shared__ double shared_d[];
   const int C = p.chunk, dk = p.dk, dv = p.dv;
@@ -127,7 +177,8 @@ __global__ void __launch_bounds__(kThreads) chunk_terms_kernel(DeltaRuleChunkTer
   float* QV = K + kMaxChunk * l.pk;                        // [64][pqv]: Q, then V
   float* A = QV + kMaxChunk * l.pqv;                       // [64][68]
   float* T = A + kMaxChunk * kSquare;                      // [64][68]
-  float* beta = T + kMaxChunk * kSquare;                   // [64]
+  float* M = T + kMaxChunk * kSquare;                      // [16][68]: the inverse's scratch
+  float* beta = M + kBlock * kSquare;                      // [64]
   float* egamma = beta + kMaxChunk;                        // [64]
   float* tail = egamma + kMaxChunk;                        // [64]
   float* beta_egamma = tail + kMaxChunk;                   // [64]
@@ -202,49 +253,13 @@ __global__ void __launch_bounds__(kThreads) chunk_terms_kernel(DeltaRuleChunkTer
   __syncthreads();  // A complete; every read of Q done
   load_rows(QV, p.v + b * C * dv, C, dv, l.pv);
 
-  // T = (I + A)^{-1}: row s is final once the rows above it have been subtracted; its owners
-  // publish it, then every later row r subtracts A_rs T_s.
-  float t[kRowsPerThread][kRowsPerThread];
-#pragma unroll
-  for (int i = 0; i < kRowsPerThread; ++i) {
-#pragma unroll
-    for (int j = 0; j < kRowsPerThread; ++j) t[i][j] = (y + kGrid * i == x + kGrid * j) ? 1.f : 0.f;
-  }
-  for (int s = 0; s < C; ++s) {
-    if (y == s % kGrid) {
-#pragma unroll
-      for (int i = 0; i < kRowsPerThread; ++i) {
-        if (i == s / kGrid) {
-#pragma unroll
-          for (int j = 0; j < kRowsPerThread; ++j) T[s * kSquare + x + kGrid * j] = t[i][j];
-        }
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < kRowsPerThread; ++i) {
-      const int r = y + kGrid * i;
-      if (r > s) {
-        const float a = A[r * kSquare + s];
-#pragma unroll
-        for (int j = 0; j < kRowsPerThread; ++j) {
-          t[i][j] = fmaf(-a, T[s * kSquare + x + kGrid * j], t[i][j]);
-        }
-      }
-    }
-  }
+  invert_unit_lower(A, T, M);  // ends with a barrier: T and V complete
   if (p.inverse != nullptr) {
-#pragma unroll
-    for (int i = 0; i < kRowsPerThread; ++i) {
-      const int r = y + kGrid * i;
-#pragma unroll
-      for (int j = 0; j < kRowsPerThread; ++j) {
-        const int s = x + kGrid * j;
-        if (r < C && s < C) p.inverse[square + r * C + s] = t[i][j];
-      }
+    for (int e = tid; e < C * C; e += kThreads) {
+      const int r = e / C, s = e - r * C;
+      p.inverse[square + e] = T[r * kSquare + s];
     }
   }
-  __syncthreads();  // T and V complete
   lower_product(T, beta, QV, l.pv, dv, C, p.u + b * C * dv);
   lower_product(T, beta_egamma, K, l.pk, dk, C, p.w + b * C * dk);
 }

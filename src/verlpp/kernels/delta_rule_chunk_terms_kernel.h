@@ -8,7 +8,8 @@
 //   last_decay = e^{gamma_{C-1}};  D_rs = e^{gamma_r - gamma_s} for s <= r, else 0 (each
 //   exponential taken in float64 and rounded to fp32 once);
 //   KK = K K^T, QK = Q K^T, P = QK ⊙ D, A = strictly-lower((beta_r KK_rs) D_rs),
-//   T = (I + A)^{-1} (forward substitution, row by row), U = (T diag(beta)) V,
+//   T = (I + A)^{-1} (by 16 x 16 blocks: diagonal blocks by forward substitution, then block
+//   rows T_ij = -T_ii sum_{k=j}^{i-1} A_ik T_kj), U = (T diag(beta)) V,
 //   W = (T diag(beta ⊙ egamma)) K, Qd = Q ⊙ egamma (rows), Kd = K ⊙ tail (rows).
 // One block of 256 threads per (chunk, head): K, Q (then V) and A, T in shared memory; for the
 // C x C matrices a 16 x 16 thread grid where thread (y, x) owns rows y + 16 i and columns x + 16 j;
