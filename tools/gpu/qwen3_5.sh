@@ -16,7 +16,9 @@
 # --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes three ways:
 # static batches without prefix sharing (the rollout before issue 22), static batches with it,
 # and the engine (--engine: continuous batching, paged KV, CUDA graphs over block tables); then
-# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine; BENCH=0 skips the benchmarks.
+# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine; PROFILE_ROLLOUT=1 the kernel
+# profile of one 256 x 512 -> 256 Qwen3-0.6B generate call, static and engine
+# ($OUT/profile_rollout_*.txt; verlpp_rollout_profile); BENCH=0 skips the benchmarks.
 # The benchmarks get what is left of a 570 s call, at most 530 s (their BUDGET). Every result line
 # also goes to $OUT/results.txt.
 set -uo pipefail
@@ -61,6 +63,14 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
     done
     for flag in "" --engine; do
       timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b $flag 2>&1 | tail -1
+    done
+  fi
+  if [ "${PROFILE_ROLLOUT:-0}" = 1 ]; then
+    for flag in "" --engine; do
+      name=$([ -z "$flag" ] && echo static || echo engine)
+      timeout 90 build/bench/verlpp_rollout_profile --preset qwen3-0.6b --response-length 256 \
+        $flag > "$OUT/profile_rollout_$name.txt" 2>&1
+      head -16 "$OUT/profile_rollout_$name.txt"; grep "wall ms" "$OUT/profile_rollout_$name.txt"
     done
   fi
   left=$((570 - (SECONDS - start)))

@@ -28,13 +28,31 @@ at::Tensor normalized_fp32(const at::Tensor& x, double eps) {
   return xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
 }
 
-// Both Qwen3.5 norms in verlpp's CUDA kernels (kernels/rms_norm.h), forward and backward; z is
-// undefined for the zero-centred norm.
-struct KernelRmsNorm : torch::autograd::Function<KernelRmsNorm> {
+// Qwen3.5's norms in verlpp's CUDA kernels (kernels/rms_norm.h), forward and backward. Two
+// functions: autograd takes no undefined inputs, and the zero-centred norm has no gate z.
+struct KernelZeroCenteredRmsNorm : torch::autograd::Function<KernelZeroCenteredRmsNorm> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
                                                 const at::Tensor& x, const at::Tensor& weight,
-                                                const at::Tensor& z, double eps) {
-    ctx->save_for_backward({x, weight, z});
+                                                double eps) {
+    ctx->save_for_backward({x, weight});
+    ctx->saved_data["eps"] = eps;
+    return {kernels::rms_norm_forward(x, weight, at::Tensor(), eps)};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const kernels::RmsNormGrad grad = kernels::rms_norm_backward(
+        saved[0], saved[1], at::Tensor(), grad_out[0], ctx->saved_data["eps"].toDouble());
+    return {grad.x, grad.weight, at::Tensor()};
+  }
+};
+
+struct KernelGatedRmsNorm : torch::autograd::Function<KernelGatedRmsNorm> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const at::Tensor& x, const at::Tensor& z,
+                                                const at::Tensor& weight, double eps) {
+    ctx->save_for_backward({x, z, weight});
     ctx->saved_data["eps"] = eps;
     return {kernels::rms_norm_forward(x, weight, z, eps)};
   }
@@ -43,8 +61,8 @@ struct KernelRmsNorm : torch::autograd::Function<KernelRmsNorm> {
                                                  torch::autograd::variable_list grad_out) {
     const auto saved = ctx->get_saved_variables();
     const kernels::RmsNormGrad grad = kernels::rms_norm_backward(
-        saved[0], saved[1], saved[2], grad_out[0], ctx->saved_data["eps"].toDouble());
-    return {grad.x, grad.weight, grad.z, at::Tensor()};
+        saved[0], saved[2], saved[1], grad_out[0], ctx->saved_data["eps"].toDouble());
+    return {grad.x, grad.z, grad.weight, at::Tensor()};
   }
 };
 
@@ -52,14 +70,14 @@ struct KernelRmsNorm : torch::autograd::Function<KernelRmsNorm> {
 
 at::Tensor zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   if (kernels::can_rms_norm(x, weight, at::Tensor())) {
-    return KernelRmsNorm::apply(x, weight, at::Tensor(), eps)[0];
+    return KernelZeroCenteredRmsNorm::apply(x, weight, eps)[0];
   }
   return (normalized_fp32(x, eps) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
 }
 
 at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Tensor& weight,
                           double eps) {
-  if (kernels::can_rms_norm(o, weight, z)) return KernelRmsNorm::apply(o, weight, z, eps)[0];
+  if (kernels::can_rms_norm(o, weight, z)) return KernelGatedRmsNorm::apply(o, z, weight, eps)[0];
   const at::Tensor scaled = weight * normalized_fp32(o, eps).to(o.scalar_type());
   return (scaled.to(at::kFloat) * at::silu(z.to(at::kFloat))).to(o.scalar_type());
 }
