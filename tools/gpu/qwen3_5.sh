@@ -13,10 +13,11 @@
 # rollout of 64 prompts x n 8 (512 -> 256 tokens) with and without rollout.enable_prefix_caching
 # on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); ENGINE=1 times issue 22's
 # GRPO-shaped rollout (64 GSM8K prompts x n 8, responses stopping at eos, up to 1,024 tokens:
-# --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes three ways:
+# --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes (or
+# ENGINE_PRESETS) three ways:
 # static batches without prefix sharing (the rollout before issue 22), static batches with it,
 # and the engine (--engine: continuous batching, paged KV, CUDA graphs over block tables); then
-# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine; PROFILE_ROLLOUT=1 the kernel
+# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine (ENGINE_256=0: not); PROFILE_ROLLOUT=1 the kernel
 # profile of one 256 x 512 -> 256 Qwen3-0.6B generate call, static and engine
 # ($OUT/profile_rollout_*.txt; verlpp_rollout_profile); BENCH=0 skips the benchmarks.
 # The benchmarks get what is left of a 570 s call, at most 530 s (their BUDGET). Every result line
@@ -54,15 +55,15 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
     done
   fi
   if [ "${ENGINE:-0}" = 1 ]; then
-    for preset in qwen3-0.6b qwen3.5-2b; do
+    for preset in ${ENGINE_PRESETS:-qwen3-0.6b qwen3.5-2b}; do
       for flag in --no-prefix-caching "" --engine; do
         timeout 75 build/bench/verlpp_rollout_bench --preset $preset --prompts 64 --n 8 \
           --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
           --response-length 1024 $flag 2>&1 | tail -1
       done
     done
-    for flag in "" --engine; do
-      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b $flag 2>&1 | tail -1
+    for flag in $([ "${ENGINE_256:-1}" = 1 ] && echo static --engine); do
+      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b ${flag#static} 2>&1 | tail -1
     done
   fi
   if [ "${PROFILE_ROLLOUT:-0}" = 1 ]; then

@@ -121,7 +121,9 @@ ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Sched
   if (!decodes.empty()) {
     hidden.push_back(decode(decode_inputs(scheduler, kv, decodes, cache_.block_size())));
   }
-  copy_forks(cache_, out.copies, model_.device());
+  if (!out.copies.blocks.empty() || !out.copies.slots.empty()) {
+    copy_forks(cache_, out.copies, model_.device());
+  }
   std::map<int64_t, int64_t> row_of_request;
   for (const auto* list : {&prefills, &decodes}) {
     for (const ScheduledChunk& c : *list) {
