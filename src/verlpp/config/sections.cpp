@@ -220,6 +220,7 @@ RolloutConfig bind_rollout(const Section& s) {
   if (s.has("enforce_eager")) r.enforce_eager = s.boolean("enforce_eager");
   if (s.has("free_cache_engine")) r.free_cache_engine = s.boolean("free_cache_engine");
   if (s.has("enable_prefix_caching")) r.enable_prefix_caching = s.boolean("enable_prefix_caching");
+  if (s.has("gpu_memory_utilization")) r.gpu_memory_utilization = s.real("gpu_memory_utilization");
   if (s.has("enable_rollout_routing_replay")) {
     r.enable_rollout_routing_replay = s.boolean("enable_rollout_routing_replay");
   }

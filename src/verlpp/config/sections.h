@@ -149,6 +149,9 @@ struct RolloutConfig {
   bool enforce_eager = false, free_cache_engine = true;
   // enable_prefix_caching: the n samples of a prompt (and repeated prompts) share its prefill.
   bool enable_prefix_caching = true;
+  // gpu_memory_utilization: the fraction of the GPU's memory the process may hold once the rollout
+  // engine's KV cache is allocated (vLLM's definition; verl's default 0.5).
+  double gpu_memory_utilization = 0.5;
   // Rollout routing replay and verl's rollout/moe/* load-balance metrics (not implemented by
   // verlpp: rollout::sampling_params refuses them when switched on).
   bool enable_rollout_routing_replay = false;

@@ -6,6 +6,17 @@
 
 namespace verlpp {
 
+std::optional<double> device_memory_allocated([[maybe_unused]] const c10::Device& device) {
+#ifdef VERLPP_TORCH_CUDA
+  if (device.is_cuda()) {
+    const auto index = device.has_index() ? device.index() : c10::DeviceIndex{0};
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+    return static_cast<double>(stats.allocated_bytes[0].current);
+  }
+#endif
+  return std::nullopt;
+}
+
 std::optional<DeviceMemoryPeak> device_memory_peak([[maybe_unused]] const c10::Device& device) {
 #ifdef VERLPP_TORCH_CUDA
   if (device.is_cuda()) {

@@ -14,6 +14,10 @@ struct DeviceMemoryPeak {
   double max_allocated_gib = 0, max_reserved_gib = 0;  // GiB (2^30 bytes)
 };
 
+// Bytes the caching allocator holds allocated now on a CUDA device (torch.cuda.memory_allocated());
+// nullopt for other devices or a build without CUDA libraries.
+std::optional<double> device_memory_allocated(const c10::Device& device);
+
 // The peaks for a CUDA device; nullopt for other devices or a build without CUDA libraries.
 std::optional<DeviceMemoryPeak> device_memory_peak(const c10::Device& device);
 

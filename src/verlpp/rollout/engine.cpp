@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "verlpp/core/cuda_graph.h"
+#include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/gpu_name.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/kv_cache_manager.h"
 #include "verlpp/rollout/model_runner.h"
@@ -86,23 +89,34 @@ at::Tensor draws(const std::vector<int64_t>& requests, const Scheduler& schedule
   return at::tensor(u, at::kDouble).to(device);
 }
 
+// Bytes of one block of every attention layer's keys and values, and of one state slot of every
+// linear-attention layer.
+struct CacheUnitBytes {
+  double block = 0.0, slot = 0.0;
+};
+
+CacheUnitBytes cache_unit_bytes(const model::CausalLM& model, int64_t block_size) {
+  const double element = static_cast<double>(c10::elementSize(model.dtype()));
+  CacheUnitBytes unit;
+  for (const model::LayerStateSpec& spec : model.generation_state()) {
+    if (spec.kind == model::LayerStateKind::kv_cache) {
+      unit.block += 2.0 * static_cast<double>(block_size * spec.kv_heads * spec.head_dim) * element;
+    } else {
+      unit.slot +=
+          static_cast<double>(spec.conv_dim * spec.conv_window) * element +
+          4.0 * static_cast<double>(spec.value_heads * spec.key_head_dim * spec.value_head_dim);
+    }
+  }
+  return unit;
+}
+
 // The paged cache's bytes for `sizes`, checked before anything is allocated: on the CPU against the
 // machine's physical memory (a response_length of 1e9 must be an error, not the OOM killer).
 void check_cache_fits(const model::CausalLM& model, const KVCacheSizes& sizes, int64_t R,
                       const at::Device& device) {
-  const double element = static_cast<double>(c10::elementSize(model.dtype()));
-  double bytes = 0.0;
-  for (const model::LayerStateSpec& spec : model.generation_state()) {
-    if (spec.kind == model::LayerStateKind::kv_cache) {
-      bytes += 2.0 * static_cast<double>(sizes.num_blocks) * static_cast<double>(sizes.block_size) *
-               static_cast<double>(spec.kv_heads * spec.head_dim) * element;
-    } else {
-      bytes +=
-          static_cast<double>(sizes.num_state_slots) *
-          (static_cast<double>(spec.conv_dim * spec.conv_window) * element +
-           4.0 * static_cast<double>(spec.value_heads * spec.key_head_dim * spec.value_head_dim));
-    }
-  }
+  const CacheUnitBytes unit = cache_unit_bytes(model, sizes.block_size);
+  const double bytes = static_cast<double>(sizes.num_blocks) * unit.block +
+                       static_cast<double>(sizes.num_state_slots) * unit.slot;
   const double physical =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (!device.is_cuda() && physical > 0 && bytes > physical) {
@@ -112,6 +126,31 @@ void check_cache_fits(const model::CausalLM& model, const KVCacheSizes& sizes, i
         "(rollout.max_num_seqs)",
         R, bytes / 1e9, physical / 1e9));
   }
+}
+
+// On CUDA without kv_cache_blocks: at most the blocks gpu_memory_utilization leaves (its share of
+// the GPU's memory less what is allocated now, less the state slots and the scratch block and
+// slot); fewer than `sizes` asks for means preemption, fewer than `one_row` blocks an error.
+void limit_to_memory(const model::CausalLM& model, const SamplingParams& params, int64_t one_row,
+                     KVCacheSizes& sizes) {
+  const at::Device dev = model.device();
+  const std::optional<double> allocated = device_memory_allocated(dev);
+  const double total =
+      static_cast<double>(cuda_device_total_memory(dev.has_index() ? dev.index() : 0));
+  if (!allocated || total <= 0.0 || sizes.num_blocks == 0) return;
+  const CacheUnitBytes unit = cache_unit_bytes(model, sizes.block_size);
+  const double budget = params.gpu_memory_utilization * total - *allocated -
+                        static_cast<double>(sizes.num_state_slots + 1) * unit.slot - unit.block;
+  const auto blocks = static_cast<int64_t>(std::max(0.0, budget) / unit.block);
+  if (blocks >= sizes.num_blocks) return;
+  if (blocks < one_row) {
+    throw Error(fmt::format(
+        "rollout: gpu_memory_utilization {} of this GPU's {:.1f} GB, with {:.1f} GB already "
+        "allocated, leaves {} KV blocks; one row needs {} (raise "
+        "actor_rollout_ref.rollout.gpu_memory_utilization or lower response_length)",
+        params.gpu_memory_utilization, total / 1e9, *allocated / 1e9, blocks, one_row));
+  }
+  sizes.num_blocks = blocks;
 }
 
 // Decode steps from CUDA graphs: bf16/fp16 CUDA models whose decode allows capture.
@@ -131,7 +170,11 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
-  const KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);
+  KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);
+  if (dev.is_cuda() && params.kv_cache_blocks <= 0) {
+    limit_to_memory(model, params, (packed.max_length + R + kBlockSize - 1) / kBlockSize + 1,
+                    sizes);
+  }
   check_cache_fits(model, sizes, R, dev);
   KVCacheManager kv(sizes);
   SchedulerConfig config;

@@ -17,8 +17,10 @@ namespace verlpp::rollout {
 // generate_sequences (rollout.h) through the engine: the same result batch and the same per-row
 // random draws (row_uniforms(seed, first_row + row, response index)). The cache holds
 // params.kv_cache_blocks blocks of 16 tokens, by default enough for the max_num_seqs rows that run
-// at once (nothing is preempted); on the CPU a cache larger than the machine's memory is an error
-// naming response_length, before anything is allocated. Throws verlpp::Error as generate_sequences
+// at once (nothing is preempted), on CUDA at most what params.gpu_memory_utilization leaves; on
+// the CPU a cache larger than the machine's memory is an error naming response_length, before
+// anything is allocated. bf16/fp16 CUDA models replay decode steps from CUDA graphs
+// (params.use_cuda_graph). Throws verlpp::Error as generate_sequences
 // does, and when one row alone needs more blocks than there are.
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,

@@ -36,6 +36,11 @@ struct SamplingParams {
   // engine's paged cache (engine.h); <= 0: enough for every row at once. With fewer, the scheduler
   // preempts the latest admitted rows when the blocks run out and recomputes them later.
   std::int64_t kv_cache_blocks = 0;
+  // rollout.gpu_memory_utilization (vLLM's definition): on CUDA, without kv_cache_blocks, the
+  // engine's cache takes at most this fraction of the GPU's memory less what is allocated when
+  // generation starts (the weights and, in the trainer, the actor's other state); fewer blocks
+  // than every row needs at once means preemption, fewer than one row needs an error. In (0, 1].
+  double gpu_memory_utilization = 0.5;
   // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
   // instead of reading the KV cache (a reference path for checking the cache; slow).
   bool use_kv_cache = true;

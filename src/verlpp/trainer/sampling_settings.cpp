@@ -22,6 +22,12 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
     throw Error(fmt::format("actor_rollout_ref.rollout.max_num_seqs: expected >= 1, got {}",
                             *rollout.max_num_seqs));
   }
+  if (!(rollout.gpu_memory_utilization > 0.0 && rollout.gpu_memory_utilization <= 1.0)) {
+    throw Error(
+        fmt::format("actor_rollout_ref.rollout.gpu_memory_utilization: expected a value in (0, 1], "
+                    "got {}",
+                    rollout.gpu_memory_utilization));
+  }
   if (!(s.top_p > 0.0 && s.top_p <= 1.0)) {
     throw Error(fmt::format("{}top_p: expected a value in (0, 1], got {}", section, s.top_p));
   }
@@ -54,6 +60,7 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
   p.max_num_seqs = rollout.max_num_seqs.value_or(0);
   p.use_cuda_graph = !rollout.enforce_eager;
   p.enable_prefix_caching = rollout.enable_prefix_caching;
+  p.gpu_memory_utilization = rollout.gpu_memory_utilization;
   return p;
 }
 

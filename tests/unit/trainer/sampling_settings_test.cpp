@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -50,6 +51,19 @@ TEST(SamplingSettings, FromTheRolloutSection) {
   for (const std::int64_t bad : {0, -1}) {
     r.max_num_seqs = bad;
     EXPECT_THROW(sampling_settings(r, false, {}, 0), Error) << bad;
+  }
+  r.max_num_seqs = 8;
+  EXPECT_EQ(sampling_settings(r, false, {}, 0).gpu_memory_utilization, 0.5);  // verl's default
+  r.gpu_memory_utilization = 0.9;
+  EXPECT_EQ(sampling_settings(r, false, {}, 0).gpu_memory_utilization, 0.9);
+  for (const double bad : {0.0, -0.5, 1.5, std::nan("")}) {
+    r.gpu_memory_utilization = bad;
+    try {
+      sampling_settings(r, false, {}, 0);
+      ADD_FAILURE() << "accepted gpu_memory_utilization " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("rollout.gpu_memory_utilization"), std::string::npos);
+    }
   }
 }
 
