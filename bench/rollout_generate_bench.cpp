@@ -8,6 +8,7 @@
 //       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--engine]
+//       [--max-num-seqs N]
 //
 // Every prompt is prompt-length random ids, or with --prompts-file the file's first --prompts
 // lines (JSON lists of token ids, left-padded to the longest), repeated --n times in consecutive
@@ -18,12 +19,14 @@
 // probabilities, so lengths spread geometrically with mean about vocab / K, capped at
 // response-length); sampled at temperature 1 with top_k/top_p off (verl's rollout defaults).
 // --engine runs rollout::generate_with_engine (scheduler, paged KV, continuous batching) instead
-// of generate_sequences. One warm-up call on 8 prompts first. Prints a JSON line with output
-// tokens/s (responses only, prefill time included), the prefill time (a call with one response
-// token), the mean decode step and peak CUDA memory allocated; then, when a baseline is given, a
-// JSON line with the ratio to its tokens/s and, when the baseline reports one, both MFUs: the
-// baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this run's on
-// the same work (the baseline's times the speedup).
+// of generate_sequences; --max-num-seqs is rollout.max_num_seqs (rows generated at once: static
+// batches run the rows in chunks of N, each waiting for its longest row; the engine admits a
+// waiting row whenever one finishes). One warm-up call on 8 prompts first. Prints a JSON line with
+// output tokens/s (responses only, prefill time included), the prefill time (a call with one
+// response token), the mean decode step and peak CUDA memory allocated; then, when a baseline is
+// given, a JSON line with the ratio to its tokens/s and, when the baseline reports one, both MFUs:
+// the baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this run's
+// on the same work (the baseline's times the speedup).
 #ifdef VERLPP_PROFILE
 #include <torch/cuda.h>
 
@@ -72,6 +75,7 @@ struct Options {
   std::string prompts_file;
   int64_t eos_tokens = 0;
   bool engine = false;
+  int64_t max_num_seqs = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -109,6 +113,8 @@ Options parse(int argc, char** argv) {
       o.prompts_file = value;
     } else if (key == "--eos-tokens") {
       o.eos_tokens = std::stoll(value);
+    } else if (key == "--max-num-seqs") {
+      o.max_num_seqs = std::stoll(value);
     } else {
       throw verlpp::Error("unknown option " + key);
     }
@@ -224,6 +230,7 @@ int run(const Options& o) {
                              : std::vector<int32_t>{static_cast<int32_t>(config.eos_token_id)};
   params.use_cuda_graph = o.cuda_graph;
   params.enable_prefix_caching = o.prefix_caching;
+  params.max_num_seqs = o.max_num_seqs;
   params.max_response_length = 16;
   timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params, o.engine);
 
@@ -261,6 +268,7 @@ int run(const Options& o) {
       {"prompts_file", o.prompts_file},
       {"mean_prompt_length", static_cast<double>(prompt_tokens) / double(prompts.size())},
       {"engine", o.engine},
+      {"max_num_seqs", o.max_num_seqs},
       {"eos_tokens", o.eos_tokens},
       {"mean_response_length", static_cast<double>(tokens) / double(timed.lengths.size())},
       {"p90_response_length", quantile(timed.lengths, 0.9)},

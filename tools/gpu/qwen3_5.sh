@@ -14,12 +14,13 @@
 # on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); ENGINE=1 times issue 22's
 # GRPO-shaped rollout (64 GSM8K prompts x n 8, responses stopping at eos, up to 1,024 tokens:
 # --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes (or
-# ENGINE_PRESETS) three ways:
-# static batches without prefix sharing (the rollout before issue 22), static batches with it,
-# and the engine (--engine: continuous batching, paged KV, CUDA graphs over block tables); then
-# 256 x 512 -> 1,024 on the Qwen3-0.6B shape, static and engine (ENGINE_256=0: not); PROFILE_ROLLOUT=1 the kernel
-# profile of one 256 x 512 -> 256 Qwen3-0.6B generate call, static and engine
-# ($OUT/profile_rollout_*.txt; verlpp_rollout_profile); BENCH=0 skips the benchmarks.
+# ENGINE_PRESETS) three ways: static batches without prefix sharing (the rollout before issue
+# 22), static batches with it, and the engine (--engine: continuous batching, paged KV, CUDA
+# graphs over block tables); then on the Qwen3-0.6B shape with rollout.max_num_seqs 128 (static
+# chunks against continuous batching), and 256 x 512 -> 1,024 static and engine (ENGINE_256=0:
+# not); PROFILE_ROLLOUT=1 the kernel profile of one 256 x 512 -> 256 Qwen3-0.6B generate call,
+# static and engine ($OUT/profile_rollout_*.txt; verlpp_rollout_profile); BENCH=0 skips the
+# benchmarks.
 # The benchmarks get what is left of a 570 s call, at most 530 s (their BUDGET). Every result line
 # also goes to $OUT/results.txt.
 set -uo pipefail
@@ -61,6 +62,11 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
           --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
           --response-length 1024 $flag 2>&1 | tail -1
       done
+    done
+    for flag in "--max-num-seqs 128" "--max-num-seqs 128 --engine"; do
+      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b --prompts 64 --n 8 \
+        --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
+        --response-length 1024 $flag 2>&1 | tail -1
     done
     for flag in $([ "${ENGINE_256:-1}" = 1 ] && echo static --engine); do
       timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b ${flag#static} 2>&1 | tail -1
