@@ -10,6 +10,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/fault_point.h"
 #include "verlpp/core/log.h"
 
 namespace verlpp::trainer {
@@ -177,8 +178,10 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   std::error_code error;
   // Every file of the new checkpoint on the disk before any rename makes it the checkpoint.
   sync_tree_to_disk(staging_);
+  fault_point("checkpoint_staged", global_step_);
   fs::remove_all(replaced, error);
   if (fs::exists(target)) fs::rename(target, replaced);
+  fault_point("checkpoint_old_moved", global_step_);
   fs::rename(staging_, target, error);
   if (error) {
     if (fs::exists(replaced)) fs::rename(replaced, target);
@@ -187,7 +190,9 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   }
   committed_ = true;
   sync_to_disk(dir_);
+  fault_point("checkpoint_renamed", global_step_);
   write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
+  fault_point("checkpoint_tracked", global_step_);
   fs::remove_all(replaced, error);
   prune(dir_, max_to_keep, target);
   return target;
