@@ -7,7 +7,7 @@
 //   verlpp_rollout_bench [--preset qwen3-0.6b] [--prompts 256] [--prompt-length 512]
 //       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
-//       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--engine]
+//       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--static-batches]
 //       [--max-num-seqs N]
 //
 // Every prompt is prompt-length random ids, or with --prompts-file the file's first --prompts
@@ -18,15 +18,16 @@
 // any of K end ids spread evenly over the vocabulary (random weights give near-uniform next-token
 // probabilities, so lengths spread geometrically with mean about vocab / K, capped at
 // response-length); sampled at temperature 1 with top_k/top_p off (verl's rollout defaults).
-// --engine runs rollout::generate_with_engine (scheduler, paged KV, continuous batching) instead
-// of generate_sequences; --max-num-seqs is rollout.max_num_seqs (rows generated at once: static
-// batches run the rows in chunks of N, each waiting for its longest row; the engine admits a
-// waiting row whenever one finishes). One warm-up call on 8 prompts first. Prints a JSON line with
-// output tokens/s (responses only, prefill time included), the prefill time (a call with one
-// response token), the mean decode step and peak CUDA memory allocated; then, when a baseline is
-// given, a JSON line with the ratio to its tokens/s and, when the baseline reports one, both MFUs:
-// the baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this run's
-// on the same work (the baseline's times the speedup).
+// generate_sequences runs the engine (scheduler, paged KV, continuous batching, CUDA graphs over
+// block tables); --static-batches the static batches before it (SamplingParams::static_batches:
+// a KV slot per row, CUDA-graph decode); --max-num-seqs is rollout.max_num_seqs (rows generated at
+// once: static batches run the rows in chunks of N, each waiting for its longest row; the engine
+// admits a waiting row whenever one finishes). One warm-up call on 8 prompts first. Prints a JSON
+// line with output tokens/s (responses only, prefill time included), the prefill time (a call with
+// one response token), the mean decode step and peak CUDA memory allocated; then, when a baseline
+// is given, a JSON line with the ratio to its tokens/s and, when the baseline reports one, both
+// MFUs: the baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this
+// run's on the same work (the baseline's times the speedup).
 #ifdef VERLPP_PROFILE
 #include <torch/cuda.h>
 
@@ -51,7 +52,6 @@
 #include "verlpp/core/error.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
-#include "verlpp/rollout/engine.h"
 #include "verlpp/rollout/rollout.h"
 
 #if __has_include(<c10/cuda/CUDACachingAllocator.h>) && __has_include(<cuda_runtime_api.h>)
@@ -74,7 +74,7 @@ struct Options {
   bool cuda_graph = true;
   std::string prompts_file;
   int64_t eos_tokens = 0;
-  bool engine = false;
+  bool static_batches = false;
   int64_t max_num_seqs = 0;
 };
 
@@ -82,9 +82,9 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--no-cuda-graph" || key == "--no-prefix-caching" || key == "--engine") {
-      if (key == "--engine") {
-        o.engine = true;
+    if (key == "--no-cuda-graph" || key == "--no-prefix-caching" || key == "--static-batches") {
+      if (key == "--static-batches") {
+        o.static_batches = true;
       } else {
         (key == "--no-cuda-graph" ? o.cuda_graph : o.prefix_caching) = false;
       }
@@ -192,13 +192,11 @@ struct Timed {
   std::vector<int64_t> lengths;  // each row's response length
 };
 
-// One generate call (generate_sequences, or the engine with `engine`), waiting for the device.
+// One generate_sequences call, waiting for the device.
 Timed timed_generate(const verlpp::model::CausalLM& model, const verlpp::data::Batch& prompts,
-                     const verlpp::rollout::SamplingParams& params, bool engine) {
+                     const verlpp::rollout::SamplingParams& params) {
   const auto t0 = std::chrono::steady_clock::now();
-  const verlpp::data::Batch out =
-      engine ? verlpp::rollout::generate_with_engine(model, prompts, params, 1, 0)
-             : verlpp::rollout::generate_sequences(model, prompts, params, 1);
+  const verlpp::data::Batch out = verlpp::rollout::generate_sequences(model, prompts, params, 1);
   const at::Tensor lengths = out.tensor("response_mask").sum(1).cpu();
   Timed t;
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -231,8 +229,9 @@ int run(const Options& o) {
   params.use_cuda_graph = o.cuda_graph;
   params.enable_prefix_caching = o.prefix_caching;
   params.max_num_seqs = o.max_num_seqs;
+  params.static_batches = o.static_batches;
   params.max_response_length = 16;
-  timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params, o.engine);
+  timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params);
 
   const verlpp::data::Batch prompts =
       o.prompts_file.empty()
@@ -240,20 +239,20 @@ int run(const Options& o) {
           : file_prompts(o.prompts_file, o.prompts, o.n);
   // Prefill plus the first sampled token alone, to split the time.
   params.max_response_length = 1;
-  const double prefill_seconds = timed_generate(model, prompts, params, o.engine).seconds;
+  const double prefill_seconds = timed_generate(model, prompts, params).seconds;
 
   params.max_response_length = o.response_length;
 #ifdef VERLPP_PROFILE
   double wall = 0.0;
   verlpp::bench::print_kernel_profile("one generate call", [&] {
-    wall = timed_generate(model, prompts, params, o.engine).seconds;
+    wall = timed_generate(model, prompts, params).seconds;
     torch::cuda::synchronize();
   });
   std::cout << "wall ms of the profiled call: " << 1e3 * wall << "\n";
   return 0;
 #endif
   reset_peak_memory();
-  const Timed timed = timed_generate(model, prompts, params, o.engine);
+  const Timed timed = timed_generate(model, prompts, params);
   const double seconds = timed.seconds;
   const int64_t tokens = timed.tokens;
   const int64_t prompt_tokens = prompts.tensor("attention_mask").sum().item<int64_t>();
@@ -267,7 +266,7 @@ int run(const Options& o) {
       {"prompt_length", o.prompts_file.empty() ? o.prompt_length : -1},
       {"prompts_file", o.prompts_file},
       {"mean_prompt_length", static_cast<double>(prompt_tokens) / double(prompts.size())},
-      {"engine", o.engine},
+      {"engine", !o.static_batches},
       {"max_num_seqs", o.max_num_seqs},
       {"eos_tokens", o.eos_tokens},
       {"mean_response_length", static_cast<double>(tokens) / double(timed.lengths.size())},

@@ -14,8 +14,8 @@
 # on the Qwen3-0.6B and Qwen3.5-2B shapes (verlpp_rollout_bench --n 8); ENGINE=1 times issue 22's
 # GRPO-shaped rollout (64 GSM8K prompts x n 8, responses stopping at eos, up to 1,024 tokens:
 # --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500) on both shapes (or
-# ENGINE_PRESETS) three ways: static batches without prefix sharing (the rollout before issue
-# 22), static batches with it, and the engine (--engine: continuous batching, paged KV, CUDA
+# ENGINE_PRESETS) three ways: static batches (--static-batches) without prefix sharing (the rollout before issue
+# 22), static batches with it, and the engine (the default: continuous batching, paged KV, CUDA
 # graphs over block tables); then on the Qwen3-0.6B shape with rollout.max_num_seqs 128 (static
 # chunks against continuous batching), and 256 x 512 -> 1,024 static and engine (ENGINE_256=0:
 # not); PROFILE_ROLLOUT=1 the kernel profile of one 256 x 512 -> 256 Qwen3-0.6B generate call,
@@ -57,24 +57,24 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
   fi
   if [ "${ENGINE:-0}" = 1 ]; then
     for preset in ${ENGINE_PRESETS:-qwen3-0.6b qwen3.5-2b}; do
-      for flag in --no-prefix-caching "" --engine; do
+      for flag in "--no-prefix-caching --static-batches" --static-batches ""; do
         timeout 75 build/bench/verlpp_rollout_bench --preset $preset --prompts 64 --n 8 \
           --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
           --response-length 1024 $flag 2>&1 | tail -1
       done
     done
-    for flag in "--max-num-seqs 128" "--max-num-seqs 128 --engine"; do
+    for flag in "--max-num-seqs 128 --static-batches" "--max-num-seqs 128"; do
       timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b --prompts 64 --n 8 \
         --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
         --response-length 1024 $flag 2>&1 | tail -1
     done
-    for flag in $([ "${ENGINE_256:-1}" = 1 ] && echo static --engine); do
-      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b ${flag#static} 2>&1 | tail -1
+    for flag in $([ "${ENGINE_256:-1}" = 1 ] && echo --static-batches engine); do
+      timeout 75 build/bench/verlpp_rollout_bench --preset qwen3-0.6b ${flag%engine} 2>&1 | tail -1
     done
   fi
   if [ "${PROFILE_ROLLOUT:-0}" = 1 ]; then
-    for flag in "" --engine; do
-      name=$([ -z "$flag" ] && echo static || echo engine)
+    for flag in --static-batches ""; do
+      name=$([ -n "$flag" ] && echo static || echo engine)
       timeout 90 build/bench/verlpp_rollout_profile --preset qwen3-0.6b --response-length 256 \
         $flag > "$OUT/profile_rollout_$name.txt" 2>&1
       head -16 "$OUT/profile_rollout_$name.txt"; grep "wall ms" "$OUT/profile_rollout_$name.txt"

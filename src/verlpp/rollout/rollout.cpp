@@ -215,9 +215,9 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
                                const SamplingParams& params, std::uint64_t seed,
                                std::int64_t first_row) {
-  // The engine (engine.h: scheduler, paged cache, continuous batching) on the CPU; on CUDA the
-  // static batches below keep their CUDA-graph decode until the engine's runner has one.
-  if (!model.device().is_cuda() && params.use_kv_cache) {
+  // The engine (engine.h: scheduler, paged cache, continuous batching, CUDA-graph decode); the
+  // static batches below on request (the benchmarks' baseline) and for use_kv_cache = false.
+  if (params.use_kv_cache && !params.static_batches) {
     return generate_with_engine(model, prompts, params, seed, first_row);
   }
   if (params.max_num_seqs <= 0 || prompts.size() <= params.max_num_seqs) {

@@ -41,6 +41,10 @@ struct SamplingParams {
   // generation starts (the weights and, in the trainer, the actor's other state); fewer blocks
   // than every row needs at once means preemption, fewer than one row needs an error. In (0, 1].
   double gpu_memory_utilization = 0.5;
+  // Engine setting, not a verl key: generate in static batches instead of through the engine
+  // (engine.h): a KV-cache slot per row sized for the longest, one batch per max_num_seqs rows,
+  // CUDA-graph decode. The rollout before the engine, kept as the benchmarks' baseline.
+  bool static_batches = false;
   // Engine setting, not a verl key: false recomputes the whole prefix of every row at every step
   // instead of reading the KV cache (a reference path for checking the cache; slow).
   bool use_kv_cache = true;
