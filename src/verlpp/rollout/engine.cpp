@@ -14,6 +14,7 @@
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
+#include "verlpp/core/host_copy.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/kv_cache_manager.h"
 #include "verlpp/rollout/model_runner.h"
@@ -153,6 +154,46 @@ void limit_to_memory(const model::CausalLM& model, const SamplingParams& params,
   sizes.num_blocks = blocks;
 }
 
+// One step's samples: on the device for the next step's decode inputs, and on their way to the
+// host (HostCopy) for the scheduler.
+class InFlight {
+ public:
+  InFlight(std::vector<int64_t> requests, const SampledTokens& s)
+      : requests_(std::move(requests)),
+        tokens_(s.tokens.to(at::kLong)),
+        logprobs_(s.logprobs.to(at::kFloat)) {
+    device_.tokens = s.tokens;
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      device_.rows[requests_[i]] = static_cast<int64_t>(i);
+    }
+  }
+
+  const ModelRunner::DeviceTokens& device() const { return device_; }
+
+  // The samples as pending tokens, for Scheduler::update.
+  std::vector<SampledToken> placeholders() const {
+    std::vector<SampledToken> out;
+    for (const int64_t r : requests_) out.push_back({r, kPendingToken, 0.f, true});
+    return out;
+  }
+
+  // Their values, for Scheduler::resolve (waits for the copies).
+  std::vector<SampledToken> values() {
+    const int64_t* token = tokens_.wait().data_ptr<int64_t>();
+    const float* logprob = logprobs_.wait().data_ptr<float>();
+    std::vector<SampledToken> out;
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      out.push_back({requests_[i], token[i], logprob[i]});
+    }
+    return out;
+  }
+
+ private:
+  std::vector<int64_t> requests_;
+  HostCopy tokens_, logprobs_;
+  ModelRunner::DeviceTokens device_;
+};
+
 // Decode steps from CUDA graphs: bf16/fp16 CUDA models whose decode allows capture.
 bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params) {
   return model.device().is_cuda() && model.dtype() != at::kFloat && params.use_cuda_graph &&
@@ -197,23 +238,24 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
     runner.use_cuda_graphs(max_seqs, max_pages, sizes.num_blocks, sizes.num_state_slots);
   }
   const SamplerSettings settings = sampler_settings(params);
+  // Asynchronous scheduling: step k+1 is scheduled and queued while step k's samples travel to
+  // the host; they are resolved (their eos stops applied) after that.
+  std::optional<InFlight> previous;
   while (!scheduler.done()) {
     const SchedulerOutput out = scheduler.schedule();
-    const ModelRunner::StepLogits step = runner.run(out, scheduler, kv);
-    std::vector<SampledToken> sampled;
+    const ModelRunner::StepLogits step =
+        runner.run(out, scheduler, kv, previous ? &previous->device() : nullptr);
+    std::optional<InFlight> current;
     if (!step.requests.empty()) {
-      const SampledTokens s = sample_tokens(step.logits, settings,
-                                            draws(step.requests, scheduler, seed, first_row, dev));
-      const at::Tensor tokens = s.tokens.cpu().contiguous();
-      const at::Tensor logprobs = s.logprobs.to(at::kFloat).cpu().contiguous();
-      const int64_t* token = tokens.data_ptr<int64_t>();
-      const float* logprob = logprobs.data_ptr<float>();
-      for (size_t i = 0; i < step.requests.size(); ++i) {
-        sampled.push_back({step.requests[i], token[i], logprob[i]});
-      }
+      current.emplace(step.requests,
+                      sample_tokens(step.logits, settings,
+                                    draws(step.requests, scheduler, seed, first_row, dev)));
     }
-    scheduler.update(out, sampled);
+    if (previous) scheduler.resolve(previous->values());
+    scheduler.update(out, current ? current->placeholders() : std::vector<SampledToken>{});
+    previous = std::move(current);
   }
+  if (previous) scheduler.resolve(previous->values());
   at::Tensor tokens = at::full({B, R}, params.pad_token_id, at::kLong);
   at::Tensor mask = at::zeros({B, R}, at::kLong);
   at::Tensor logprobs = at::zeros({B, R}, at::kFloat);

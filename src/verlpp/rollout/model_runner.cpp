@@ -26,6 +26,10 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
     const Request& r = scheduler.request(c.request);
     const std::vector<int64_t>& blocks = kv.block_table(c.request);
     for (int64_t i = 0; i < c.num_tokens; ++i) {
+      if (r.token(i) == kPendingToken) {
+        throw Error(fmt::format("rollout: request {} is prefilled before its token {} is known",
+                                c.request, i));
+      }
       ids.push_back(r.token(i));
       positions.push_back(r.position(i));
       rows.push_back(row_of(blocks, cache.block_size(), i));
@@ -42,13 +46,26 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
   return hidden.index_select(0, device_tensor(last, dev));
 }
 
+// The row of `request`'s pending token in the previous step's device tokens.
+int64_t pending_row(const ModelRunner::DeviceTokens* previous, int64_t request) {
+  if (previous != nullptr) {
+    const auto it = previous->rows.find(request);
+    if (it != previous->rows.end()) return it->second;
+  }
+  throw Error(fmt::format("rollout: request {}'s pending token is not on the device", request));
+}
+
 // The decode step's inputs for sequences whose last token (the one sampled last step) is new.
 PagedDecodeInputs decode_inputs(const Scheduler& scheduler, const KVCacheManager& kv,
-                                const std::vector<ScheduledChunk>& chunks, int64_t block_size) {
+                                const std::vector<ScheduledChunk>& chunks, int64_t block_size,
+                                const ModelRunner::DeviceTokens* previous) {
   PagedDecodeInputs in;
+  if (previous != nullptr) in.device_tokens = previous->tokens;
   for (const ScheduledChunk& c : chunks) {
     const Request& r = scheduler.request(c.request);
     const std::vector<int64_t>& blocks = kv.block_table(c.request);
+    in.device_rows.push_back(r.token(c.start) == kPendingToken ? pending_row(previous, c.request)
+                                                               : -1);
     in.tokens.push_back(r.token(c.start));
     in.positions.push_back(r.position(c.start));
     in.lengths.push_back(c.start + 1);
@@ -101,7 +118,7 @@ at::Tensor ModelRunner::decode(const PagedDecodeInputs& in) {
 }
 
 ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Scheduler& scheduler,
-                                         const KVCacheManager& kv) {
+                                         const KVCacheManager& kv, const DeviceTokens* previous) {
   std::vector<ScheduledChunk> prefills, decodes;
   for (const ScheduledChunk& c : out.chunks) {
     if (c.start == 0 && c.samples) {
@@ -119,7 +136,7 @@ ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Sched
   std::vector<at::Tensor> hidden;
   if (!prefills.empty()) hidden.push_back(prefill(model_, cache_, scheduler, kv, prefills));
   if (!decodes.empty()) {
-    hidden.push_back(decode(decode_inputs(scheduler, kv, decodes, cache_.block_size())));
+    hidden.push_back(decode(decode_inputs(scheduler, kv, decodes, cache_.block_size(), previous)));
   }
   if (!out.copies.blocks.empty() || !out.copies.slots.empty()) {
     copy_forks(cache_, out.copies, model_.device());

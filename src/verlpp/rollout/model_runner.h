@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -37,9 +38,18 @@ class ModelRunner {
     std::vector<std::int64_t> requests;
     at::Tensor logits;
   };
-  // Throws verlpp::Error for a chunk that extends a sequence by more than one token from the
-  // middle (chunked prefill or a prefix-cache hit: the runner does not take those yet).
-  StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv);
+  // The previous step's sampled tokens, still on the device (asynchronous scheduling): request id
+  // -> its row of `tokens` [M] int64.
+  struct DeviceTokens {
+    at::Tensor tokens;
+    std::map<std::int64_t, std::int64_t> rows;
+  };
+  // A decode whose token is pending (kPendingToken) reads it from `previous`. Throws
+  // verlpp::Error for a chunk that extends a sequence by more than one token from the middle
+  // (chunked prefill or a prefix-cache hit: the runner does not take those yet), and for a pending
+  // token `previous` does not hold or a prefill would need.
+  StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv,
+                 const DeviceTokens* previous = nullptr);
 
  private:
   at::Tensor decode(const PagedDecodeInputs& in);

@@ -15,6 +15,19 @@ at::Tensor device_tensor(const std::vector<int64_t>& values, const at::Device& d
   return at::tensor(values, at::kLong).to(device, dtype);
 }
 
+void take_device_tokens(at::Tensor tokens, const PagedDecodeInputs& in) {
+  std::vector<int64_t> dst, src;
+  for (size_t i = 0; i < in.device_rows.size(); ++i) {
+    if (in.device_rows[i] < 0) continue;
+    dst.push_back(static_cast<int64_t>(i));
+    src.push_back(in.device_rows[i]);
+  }
+  if (dst.empty()) return;
+  const at::Device dev = tokens.device();
+  tokens.index_copy_(0, device_tensor(dst, dev),
+                     in.device_tokens.index_select(0, device_tensor(src, dev)));
+}
+
 at::Tensor paged_decode(const model::CausalLM& model, PagedKVCache& cache,
                         const PagedDecodeInputs& in) {
   std::vector<int64_t> pages, offsets;
@@ -32,8 +45,9 @@ at::Tensor paged_decode(const model::CausalLM& model, PagedKVCache& cache,
   view.max_length = *std::max_element(in.lengths.begin(), in.lengths.end());
   view.new_rows = device_tensor(in.new_rows, dev);
   view.state_slots = device_tensor(in.state_slots, dev);
-  return model.decode(device_tensor(in.tokens, dev), device_tensor(in.positions, dev), view,
-                      cache.view());
+  const at::Tensor tokens = device_tensor(in.tokens, dev);
+  take_device_tokens(tokens, in);
+  return model.decode(tokens, device_tensor(in.positions, dev), view, cache.view());
 }
 
 // A bucket's inputs live in two device buffers, each filled by one copy a step:
@@ -129,6 +143,7 @@ void GraphedPagedDecoder::fill(Bucket& b, const PagedDecodeInputs& in) const {
   }
   b.longs.copy_(longs);
   b.ints.copy_(ints);
+  take_device_tokens(b.longs.select(0, 0), in);
 }
 
 at::Tensor GraphedPagedDecoder::step(const PagedDecodeInputs& in) {

@@ -25,6 +25,10 @@ struct PagedDecodeInputs {
   std::vector<int64_t> new_rows;     // the cache row taking its keys and values
   std::vector<int64_t> state_slots;  // linear-attention state slot (0 if none)
   std::vector<const std::vector<int64_t>*> block_tables;  // the sequence's blocks, in order
+  // Asynchronous scheduling: a token the host has not read yet (tokens[i] == kPendingToken) is
+  // device_tokens[device_rows[i]] (device_rows[i] = -1 for the others; may be empty when none).
+  std::vector<int64_t> device_rows;
+  at::Tensor device_tokens;
 
   size_t size() const { return tokens.size(); }
 };
@@ -32,6 +36,9 @@ struct PagedDecodeInputs {
 // `values` as an [N] tensor of `dtype` on `device`.
 at::Tensor device_tensor(const std::vector<int64_t>& values, const at::Device& device,
                          at::ScalarType dtype = at::kLong);
+
+// tokens[i] = in.device_tokens[in.device_rows[i]] where a row is given (device work only; no wait).
+void take_device_tokens(at::Tensor tokens, const PagedDecodeInputs& in);
 
 // Hidden states [N, hidden] of the step, eager.
 at::Tensor paged_decode(const model::CausalLM& model, PagedKVCache& cache,

@@ -8,6 +8,10 @@
 
 namespace verlpp::rollout {
 
+// An output token sampled on the device but not yet read by the host (asynchronous scheduling:
+// scheduler.h Scheduler::resolve gives its value).
+inline constexpr std::int64_t kPendingToken = -1;
+
 enum class RequestStatus {
   waiting,   // not admitted yet, or preempted (its state freed; recomputed on readmission)
   running,   // holds KV blocks (and a state slot) and is scheduled every step
@@ -19,7 +23,8 @@ struct Request {
   std::vector<std::int64_t> prompt;            // token ids
   std::vector<std::int64_t> prompt_positions;  // their position ids (empty: 0, 1, ...)
   std::uint64_t prefix_key = 0;  // hashed with the prompt's blocks (e.g. non-standard positions)
-  std::vector<std::int64_t> output;  // sampled tokens (kept across preemption)
+  std::vector<std::int64_t> output;  // sampled tokens (kept across preemption); the last may be
+                                     // kPendingToken
   std::vector<float> logprobs;       // their log-probs
   std::int64_t max_tokens = 0;       // response_length
   RequestStatus status = RequestStatus::waiting;

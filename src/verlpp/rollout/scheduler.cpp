@@ -59,9 +59,19 @@ void Scheduler::preempt(std::int64_t id) {
 
 bool Scheduler::stops(const Request& r, std::int64_t token) const {
   if (static_cast<std::int64_t>(r.output.size()) >= r.max_tokens) return true;
-  return !config_.ignore_eos &&
+  return token != kPendingToken && !config_.ignore_eos &&
          std::find(config_.eos_token_ids.begin(), config_.eos_token_ids.end(), token) !=
              config_.eos_token_ids.end();
+}
+
+void Scheduler::finish(Request& r) {
+  if (r.status == RequestStatus::running) {
+    kv_.free(r);
+    running_.erase(std::find(running_.begin(), running_.end(), r.id));
+  } else if (r.status == RequestStatus::waiting) {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), r.id));
+  }
+  r.status = RequestStatus::finished;
 }
 
 SchedulerOutput Scheduler::schedule() {
@@ -165,18 +175,44 @@ std::vector<std::int64_t> Scheduler::update(const SchedulerOutput& out,
   }
   for (const ScheduledChunk& c : out.chunks) {
     Request& r = mutable_request(c.request);
+    if (r.status == RequestStatus::finished) continue;
     r.num_computed_tokens += c.num_tokens;
     kv_.cache_full_blocks(r, r.num_computed_tokens);
   }
   std::vector<std::int64_t> finished;
   for (const SampledToken& s : sampled) {
     Request& r = mutable_request(s.request);
-    r.output.push_back(s.token);
-    r.logprobs.push_back(s.logprob);
-    if (stops(r, s.token)) {
-      r.status = RequestStatus::finished;
-      kv_.free(r);
-      running_.erase(std::find(running_.begin(), running_.end(), r.id));
+    if (r.status == RequestStatus::finished) continue;
+    r.output.push_back(s.pending ? kPendingToken : s.token);
+    r.logprobs.push_back(s.pending ? 0.f : s.logprob);
+    if (stops(r, r.output.back())) {
+      finish(r);
+      finished.push_back(r.id);
+    }
+  }
+  return finished;
+}
+
+std::vector<std::int64_t> Scheduler::resolve(const std::vector<SampledToken>& values) {
+  // A request finished since the step was queued had that step's sample dropped by update().
+  const auto dropped = [](const Request& r) {
+    return r.status == RequestStatus::finished &&
+           (r.output.empty() || r.output.back() != kPendingToken);
+  };
+  for (const SampledToken& v : values) {
+    const Request& r = request(v.request);
+    if (!dropped(r) && (r.output.empty() || r.output.back() != kPendingToken)) {
+      throw Error(fmt::format("scheduler: request {} has no pending token to resolve", r.id));
+    }
+  }
+  std::vector<std::int64_t> finished;
+  for (const SampledToken& v : values) {
+    Request& r = mutable_request(v.request);
+    if (dropped(r)) continue;
+    r.output.back() = v.token;
+    r.logprobs.back() = v.logprob;
+    if (r.status != RequestStatus::finished && stops(r, v.token)) {
+      finish(r);
       finished.push_back(r.id);
     }
   }

@@ -9,6 +9,12 @@
 // prompt and forked from P after that step's forward (kv_cache_manager.h fork): it computes no
 // prompt tokens and samples its first token from P's last prompt logits. If that step has passed
 // (P decoding, preempted or finished), it is admitted as an ordinary request.
+//
+// Asynchronous scheduling (vLLM v1's async scheduler): a step's samples may be recorded as pending
+// (their values still on the device) so that the next step is scheduled and queued before the
+// host reads them; a pending token stops a request only by length until resolve() gives its value,
+// which may end the request by eos while its next step is already queued (that step's sample for
+// it is then dropped by update()).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,7 @@ struct SampledToken {
   std::int64_t request = 0;
   std::int64_t token = 0;
   float logprob = 0.f;
+  bool pending = false;  // the value is not known yet: kPendingToken is stored until resolve()
 };
 
 class Scheduler {
@@ -65,10 +72,16 @@ class Scheduler {
   // longer than the whole KV cache), naming it.
   SchedulerOutput schedule();
   // Records a step's results: every chunk's tokens are computed; `sampled` holds one token for
-  // each chunk with `samples` and each forked child. Returns the ids that finished. Throws
-  // verlpp::Error for a sample nobody expects or a missing one.
+  // each chunk with `samples` and each forked child (requests that finished since the step was
+  // scheduled, by resolve(), are skipped). Returns the ids that finished. Throws verlpp::Error for
+  // a sample nobody expects or a missing one.
   std::vector<std::int64_t> update(const SchedulerOutput& out,
                                    const std::vector<SampledToken>& sampled);
+  // The values of pending tokens (each its request's last output): stores them and ends the
+  // requests they stop by eos (running or preempted); values for requests that finished before
+  // their sample was recorded are dropped. Returns the ids that finished. Throws verlpp::Error
+  // for a running request whose last output is not pending.
+  std::vector<std::int64_t> resolve(const std::vector<SampledToken>& values);
 
   bool done() const { return waiting_.empty() && running_.empty(); }
   const Request& request(std::int64_t id) const;
@@ -79,6 +92,7 @@ class Scheduler {
   Request& mutable_request(std::int64_t id);
   void preempt(std::int64_t id);
   bool stops(const Request& r, std::int64_t token) const;
+  void finish(Request& r);
   // Admits waiting requests into `out` while budget, max_num_seqs and the cache allow.
   void admit(SchedulerOutput& out, std::int64_t& budget);
 

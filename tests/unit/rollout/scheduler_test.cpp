@@ -55,6 +55,24 @@ std::vector<SchedulerOutput> run(Scheduler& s) {
   return steps;
 }
 
+// The same with asynchronous scheduling, as the engine drives it: each step's samples are
+// recorded as pending, the next step is scheduled, then the previous samples are resolved.
+std::vector<SchedulerOutput> run_async(Scheduler& s) {
+  std::vector<SchedulerOutput> steps;
+  std::vector<SampledToken> previous;
+  while (!s.done()) {
+    steps.push_back(s.schedule());
+    std::vector<SampledToken> values = sample(s, steps.back());
+    s.resolve(previous);
+    std::vector<SampledToken> pending = values;
+    for (SampledToken& t : pending) t = {t.request, kPendingToken, 0.f, true};
+    s.update(steps.back(), pending);
+    previous = std::move(values);
+  }
+  s.resolve(previous);
+  return steps;
+}
+
 TEST(Scheduler, TokenBudgetChunksPrefills) {
   KVCacheManager kv({4, 100, 0, true});
   Scheduler s({8, 25, true, {}, false}, kv);
@@ -228,6 +246,53 @@ TEST(Scheduler, StopsAtEosUnlessIgnored) {
   }
 }
 
+// Request 0 (5 prompt tokens) samples eos as its second token: synchronously 2 steps; with
+// asynchronous scheduling a third step is queued before the eos is read, and its sample dropped.
+TEST(Scheduler, AsyncSchedulingDropsTheStepQueuedAfterAnEos) {
+  KVCacheManager kv({4, 100, 0, true});
+  Scheduler s({8, 100, true, {next_token(0, 6)}, false}, kv);
+  s.add(make_request(0, 5, 4));
+  const std::vector<SchedulerOutput> steps = run_async(s);
+  EXPECT_EQ(steps.size(), 3u);
+  EXPECT_EQ(s.request(0).output, (Ids{next_token(0, 5), next_token(0, 6)}));
+  EXPECT_EQ(s.request(0).status, RequestStatus::finished);
+  EXPECT_EQ(kv.num_free_blocks(), 100);
+  // A length stop needs no value: it ends at update, and the value is filled in later.
+  KVCacheManager kv2({4, 100, 0, true});
+  Scheduler t({8, 100, true, {}, false}, kv2);
+  t.add(make_request(0, 5, 2));
+  EXPECT_EQ(run_async(t).size(), 2u);
+  EXPECT_EQ(t.request(0).output, (Ids{next_token(0, 5), next_token(0, 6)}));
+}
+
+// Asynchronous scheduling gives every request the outputs synchronous scheduling does, through
+// eos stops, preemption by recompute in a tight cache and forks of shared prompts.
+TEST(Scheduler, AsyncSchedulingGivesTheSameOutputs) {
+  const auto requests = [](Scheduler& s) {
+    for (std::int64_t id = 0; id < 3; ++id) s.add(make_request(id, 8, 9, 10 * id));
+    Request child = make_request(3, 8, 9, 0);
+    child.fork_of = 0;
+    s.add(child);
+  };
+  const Ids eos = {next_token(1, 11), next_token(3, 13)};
+  KVCacheManager sync_kv({4, 9, 0, true}), async_kv({4, 9, 0, true});
+  Scheduler sync({8, 100, true, eos, false}, sync_kv), async({8, 100, true, eos, false}, async_kv);
+  requests(sync);
+  requests(async);
+  const std::vector<SchedulerOutput> sync_steps = run(sync);
+  run_async(async);
+  std::int64_t preemptions = 0;
+  for (const SchedulerOutput& out : sync_steps)
+    preemptions += static_cast<std::int64_t>(out.preempted.size());
+  EXPECT_GT(preemptions, 0) << "the cache should be too small for all four at once";
+  for (std::int64_t id = 0; id < 4; ++id) {
+    EXPECT_EQ(async.request(id).output, sync.request(id).output) << "request " << id;
+    EXPECT_EQ(async.request(id).status, RequestStatus::finished) << "request " << id;
+  }
+  EXPECT_EQ(sync.request(1).output.size(), 4u);  // stopped by eos: 8 prompt + 3 before it
+  EXPECT_EQ(async_kv.num_free_blocks(), 9);
+}
+
 TEST(Scheduler, BadInputIsAnError) {
   KVCacheManager kv({4, 2, 0, true});
   Scheduler s({8, 100, true, {}, false}, kv);
@@ -252,6 +317,7 @@ TEST(Scheduler, BadInputIsAnError) {
   t.update(out, {{0, 7, -0.5f}});  // the failed calls changed nothing
   EXPECT_EQ(t.request(0).num_computed_tokens, 3);
   EXPECT_EQ(t.request(0).output, (Ids{7}));
+  EXPECT_THROW(t.resolve({{0, 3, 0.f}}), Error);  // no pending token
   EXPECT_THROW(KVCacheManager({0, 10, 0, true}), Error);
   EXPECT_THROW(Scheduler({0, 100, true, {}, false}, roomy), Error);
 }
