@@ -306,7 +306,7 @@ int run_generate(const GenerateOptions& o) {
   RowScorer scorer;
   Totals totals;
   double seconds = 0.0;
-  for (int64_t start = 0, call = 0; start < total; start += o.batch_size, ++call) {
+  for (int64_t start = 0; start < total; start += o.batch_size) {
     const int64_t end = std::min(total, start + o.batch_size);
     data::Batch prompts;
     if (dataset) {
@@ -319,8 +319,10 @@ int run_generate(const GenerateOptions& o) {
       prompts = prompt_batch({o.prompts.begin() + start, o.prompts.begin() + end}, *tok);
     }
     const auto t0 = std::chrono::steady_clock::now();
+    // Rows keyed by their place in the whole output (line x n + sample): what a row draws does
+    // not depend on --batch-size.
     const data::Batch out = rollout::generate_sequences(lm, prompts.repeat_interleave(o.n), params,
-                                                        o.seed + static_cast<uint64_t>(call));
+                                                        o.seed, start * o.n);
     const at::Tensor mask_sum = out.tensor("response_mask").sum().cpu();  // waits for the device
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tok) {

@@ -48,6 +48,10 @@ gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 1 --output "
 cmp -s "$work/a.jsonl" "$work/b.jsonl" || fail "same seed gave different output"
 gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 2 --output "$work/c.jsonl" 2>/dev/null
 cmp -s "$work/a.jsonl" "$work/c.jsonl" && fail "seeds 1 and 2 gave the same output"
+# Rows are keyed by their place in the output: --batch-size does not change what they sample.
+gen --data "$data" --max-samples 3 --n 2 --response-length 8 --seed 1 --batch-size 2 \
+  --output "$work/b2.jsonl" 2>/dev/null
+cmp -s "$work/a.jsonl" "$work/b2.jsonl" || fail "--batch-size 2 changed the sampled output"
 
 # --ignore-eos: every response is --response-length tokens.
 gen --data "$data" --max-samples 2 --response-length 5 --ignore-eos > "$work/d.jsonl" 2>/dev/null ||
