@@ -12,9 +12,7 @@ cd "$SRC"
 source "$SRC/tests/e2e/lib.sh"
 
 prepare_gsm8k
-out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 2 \
-      --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 151936 --dtype float32 --seed 3 \
-      --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" 2>&1) || fail "model init: $out"
+init_tiny_qwen3
 
 common=(
   data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"

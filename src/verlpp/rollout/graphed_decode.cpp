@@ -26,10 +26,14 @@ GraphedDecoder::GraphedDecoder(const model::CausalLM& model, KVCache& cache, int
 
 GraphedDecoder::~GraphedDecoder() = default;
 
-GraphedDecoder::Bucket& GraphedDecoder::bucket_for(int64_t n) {
+int64_t graph_bucket(int64_t n, int64_t max_rows) {
   int64_t size = 1;
   while (size < n) size *= 2;
-  size = std::min(size, max_rows_);
+  return std::min(size, max_rows);
+}
+
+GraphedDecoder::Bucket& GraphedDecoder::bucket_for(int64_t n) {
+  const int64_t size = graph_bucket(n, max_rows_);
   auto it = buckets_.find(size);
   if (it != buckets_.end()) return *it->second;
 

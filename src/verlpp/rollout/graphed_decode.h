@@ -17,6 +17,9 @@
 
 namespace verlpp::rollout {
 
+// The batch-size bucket of a step of n rows: the next power of two, at most max_rows.
+int64_t graph_bucket(int64_t n, int64_t max_rows);
+
 class GraphedDecoder {
  public:
   // `cache` must outlive the decoder; its last slot is the scratch slot (not used by sequences).

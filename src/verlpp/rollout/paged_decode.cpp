@@ -7,6 +7,7 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/rollout/graphed_decode.h"
 
 namespace verlpp::rollout {
 
@@ -78,9 +79,7 @@ GraphedPagedDecoder::GraphedPagedDecoder(const model::CausalLM& model, PagedKVCa
 GraphedPagedDecoder::~GraphedPagedDecoder() = default;
 
 GraphedPagedDecoder::Bucket& GraphedPagedDecoder::bucket_for(int64_t n) {
-  int64_t size = 1;
-  while (size < n) size *= 2;
-  size = std::min(size, max_rows_);
+  const int64_t size = graph_bucket(n, max_rows_);
   auto it = buckets_.find(size);
   if (it != buckets_.end()) return *it->second;
 
