@@ -9,10 +9,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/causal_conv1d_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -42,12 +40,6 @@ bool supported_dtype(at::ScalarType t) {
   return t == at::kFloat || t == at::kBFloat16 || t == at::kHalf;
 }
 
-ElementType element_type(const at::Tensor& x) {
-  return x.scalar_type() == at::kBFloat16 ? ElementType::bf16
-         : x.scalar_type() == at::kHalf   ? ElementType::f16
-                                          : ElementType::f32;
-}
-
 CausalConv1dParams params(const at::Tensor& x, const at::Tensor& weight,
                           const at::Tensor& offsets) {
   CausalConv1dParams p;
@@ -57,19 +49,10 @@ CausalConv1dParams params(const at::Tensor& x, const at::Tensor& weight,
   p.tokens = x.size(0);
   p.channels = static_cast<int>(x.size(1));
   p.taps = static_cast<int>(weight.size(2));
-  p.dtype = element_type(x);
+  p.dtype = element_type(x.scalar_type());
   return p;
 }
 
-void throw_if_failed(cudaError_t status) {
-  if (status != cudaSuccess) {
-    throw Error(std::string("causal conv1d kernel: launch failed: ") + cudaGetErrorString(status));
-  }
-}
-
-cudaStream_t stream_of(const at::Tensor& x) {
-  return c10::cuda::getCurrentCUDAStream(x.device().index()).stream();
-}
 #endif
 
 }  // namespace
@@ -119,8 +102,8 @@ at::Tensor causal_conv1d_update(const at::Tensor& x, const at::Tensor& weight, a
   p.num_seqs = static_cast<int>(x.size(0));
   p.channels = static_cast<int>(x.size(1));
   p.taps = static_cast<int>(weight.size(2));
-  p.dtype = element_type(x);
-  throw_if_failed(launch_causal_conv1d_update(p, stream_of(x)));
+  p.dtype = element_type(x.scalar_type());
+  check_launch(launch_causal_conv1d_update(p, current_stream(x.device())), "causal conv1d");
 #endif
   return out;
 }
@@ -132,7 +115,7 @@ at::Tensor causal_conv1d_silu(const at::Tensor& x, const at::Tensor& weight,
 #ifdef VERLPP_CUDA_KERNELS
   CausalConv1dParams p = params(x, weight, offsets);
   p.out = out.data_ptr();
-  throw_if_failed(launch_causal_conv1d_forward(p, stream_of(x)));
+  check_launch(launch_causal_conv1d_forward(p, current_stream(x.device())), "causal conv1d");
 #endif
   return out;
 }
@@ -149,7 +132,7 @@ CausalConv1dGrad causal_conv1d_silu_backward(const at::Tensor& x, const at::Tens
   p.dout = dout.data_ptr();
   p.dx = grad.x.data_ptr();
   p.dw_partial = partial.data_ptr<float>();
-  throw_if_failed(launch_causal_conv1d_backward(p, stream_of(x)));
+  check_launch(launch_causal_conv1d_backward(p, current_stream(x.device())), "causal conv1d");
   grad.weight = partial.sum(0).unsqueeze(1).to(weight.scalar_type());
 #else
   grad.weight = at::zeros_like(weight);

@@ -10,10 +10,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/decode_attention_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -142,12 +140,7 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor&
   p.page_shift = rows.page_shift;
   p.lengths = lengths_c.data_ptr<int32_t>();
   p.out = out.data_ptr();
-  const cudaError_t status =
-      launch_decode_attention(p, c10::cuda::getCurrentCUDAStream(device).stream());
-  if (status != cudaSuccess) {
-    throw Error(std::string("decode attention kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
+  check_launch(launch_decode_attention(p, current_stream(q.device())), "decode attention");
   return out;
 #else
   (void)q, (void)k_cache, (void)v_cache, (void)rows, (void)lengths, (void)max_length, (void)scale;

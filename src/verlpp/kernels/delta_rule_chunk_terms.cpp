@@ -9,10 +9,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/delta_rule_chunk_terms_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -100,12 +98,7 @@ DeltaRuleChunkTerms delta_rule_chunk_terms(const at::Tensor& q, const at::Tensor
   p.chunk = static_cast<int>(C);
   p.dk = static_cast<int>(dk);
   p.dv = static_cast<int>(dv);
-  const cudaError_t status =
-      launch_delta_rule_chunk_terms(p, c10::cuda::getCurrentCUDAStream(device.index()).stream());
-  if (status != cudaSuccess) {
-    throw Error(std::string("delta rule chunk terms kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
+  check_launch(launch_delta_rule_chunk_terms(p, current_stream(device)), "delta rule chunk terms");
 #endif
   return t;
 }

@@ -10,10 +10,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/delta_rule_decode_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -80,12 +78,7 @@ at::Tensor delta_rule_decode(const at::Tensor& q, const at::Tensor& k, const at:
   p.heads = static_cast<int>(H);
   p.dk = static_cast<int>(dk);
   p.dv = static_cast<int>(dv);
-  const cudaError_t status =
-      launch_delta_rule_decode(p, c10::cuda::getCurrentCUDAStream(device.index()).stream());
-  if (status != cudaSuccess) {
-    throw Error(std::string("delta rule decode kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
+  check_launch(launch_delta_rule_decode(p, current_stream(device)), "delta rule decode");
 #endif
   return out;
 }
@@ -152,15 +145,9 @@ DeltaRuleDecodeInputs delta_rule_decode_inputs(const at::Tensor& conv, const at:
   p.dk = static_cast<int>(dk);
   p.dv = static_cast<int>(dv);
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dk)));
-  p.dtype = conv.scalar_type() == at::kBFloat16 ? ElementType::bf16
-            : conv.scalar_type() == at::kHalf   ? ElementType::f16
-                                                : ElementType::f32;
-  const cudaError_t status = launch_delta_rule_decode_inputs(
-      p, c10::cuda::getCurrentCUDAStream(conv.device().index()).stream());
-  if (status != cudaSuccess) {
-    throw Error(std::string("delta rule decode inputs kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
+  p.dtype = element_type(conv.scalar_type());
+  check_launch(launch_delta_rule_decode_inputs(p, current_stream(conv.device())),
+               "delta rule decode inputs");
 #endif
   return in;
 }

@@ -9,10 +9,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/delta_rule_scan_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -92,12 +90,7 @@ DeltaRuleScanResult delta_rule_scan(const at::Tensor& base, const at::Tensor& a1
   p.sign1 = static_cast<float>(sign1);
   p.sign2 = static_cast<float>(sign2);
   p.reverse = reverse;
-  const cudaError_t status =
-      launch_delta_rule_scan(p, c10::cuda::getCurrentCUDAStream(device.index()).stream());
-  if (status != cudaSuccess) {
-    throw Error(std::string("delta rule scan kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
+  check_launch(launch_delta_rule_scan(p, current_stream(device)), "delta rule scan");
 #else
   (void)sign1;
   (void)sign2;

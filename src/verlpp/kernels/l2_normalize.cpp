@@ -9,10 +9,8 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
 #include "verlpp/kernels/l2_normalize_kernel.h"
+#include "verlpp/kernels/launch.h"
 #endif
 
 namespace verlpp::kernels {
@@ -41,17 +39,10 @@ L2NormalizeParams params(const at::Tensor& x, double scale) {
   p.stride_t = x.stride(0);
   p.stride_h = x.stride(1);
   p.scale = static_cast<float>(scale);
-  p.dtype = x.scalar_type() == at::kBFloat16 ? ElementType::bf16
-            : x.scalar_type() == at::kHalf   ? ElementType::f16
-                                             : ElementType::f32;
+  p.dtype = element_type(x.scalar_type());
   return p;
 }
 
-void throw_if_failed(cudaError_t status) {
-  if (status != cudaSuccess) {
-    throw Error(std::string("l2 normalize kernel: launch failed: ") + cudaGetErrorString(status));
-  }
-}
 #endif
 
 }  // namespace
@@ -74,8 +65,7 @@ at::Tensor l2_normalize_fp32(const at::Tensor& x, double scale) {
 #ifdef VERLPP_CUDA_KERNELS
   L2NormalizeParams p = params(x, scale);
   p.y = y.data_ptr<float>();
-  throw_if_failed(
-      launch_l2_normalize_forward(p, c10::cuda::getCurrentCUDAStream(x.device().index()).stream()));
+  check_launch(launch_l2_normalize_forward(p, current_stream(x.device())), "l2 normalize");
 #else
   (void)scale;
 #endif
@@ -89,8 +79,7 @@ at::Tensor l2_normalize_fp32_backward(const at::Tensor& x, const at::Tensor& dy,
   L2NormalizeParams p = params(x, scale);
   p.dy = dy.data_ptr<float>();
   p.dx = dx.data_ptr();
-  throw_if_failed(launch_l2_normalize_backward(
-      p, c10::cuda::getCurrentCUDAStream(x.device().index()).stream()));
+  check_launch(launch_l2_normalize_backward(p, current_stream(x.device())), "l2 normalize");
 #else
   (void)scale;
 #endif

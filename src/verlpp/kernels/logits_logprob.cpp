@@ -9,9 +9,7 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
+#include "verlpp/kernels/launch.h"
 #include "verlpp/kernels/logits_logprob_kernel.h"
 #endif
 
@@ -38,13 +36,6 @@ void check(const at::Tensor& logits, const at::Tensor& targets) {
 }
 
 #ifdef VERLPP_CUDA_KERNELS
-void throw_if_failed(cudaError_t status) {
-  if (status != cudaSuccess) {
-    throw Error(std::string("logits log-prob kernel: launch failed: ") +
-                cudaGetErrorString(status));
-  }
-}
-
 const float* optional(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 #endif
 
@@ -80,8 +71,7 @@ LogitsLogProb logits_logprob(const at::Tensor& logits, const at::Tensor& targets
   p.rows = rows;
   p.vocab = logits.size(1);
   p.temperature = static_cast<float>(temperature);
-  throw_if_failed(
-      launch_logits_logprob(p, c10::cuda::getCurrentCUDAStream(logits.device().index()).stream()));
+  check_launch(launch_logits_logprob(p, current_stream(logits.device())), "logits log-prob");
 #else
   (void)temperature;
 #endif
@@ -120,14 +110,11 @@ at::Tensor logits_logprob_backward(const at::Tensor& logits, const at::Tensor& t
   p.grad_entropy = optional(grad_entropy);
   p.entropy = grad_entropy.defined() ? forward.entropy.data_ptr<float>() : nullptr;
   p.grad_logits = grad.data_ptr();
-  p.grad_type = grad_dtype == at::kBFloat16 ? ElementType::bf16
-                : grad_dtype == at::kHalf   ? ElementType::f16
-                                            : ElementType::f32;
+  p.grad_type = element_type(grad_dtype);
   p.rows = rows;
   p.vocab = logits.size(1);
   p.temperature = static_cast<float>(temperature);
-  throw_if_failed(
-      launch_logits_logprob_backward(p, c10::cuda::getCurrentCUDAStream(device.index()).stream()));
+  check_launch(launch_logits_logprob_backward(p, current_stream(device)), "logits log-prob");
 #else
   (void)temperature;
 #endif

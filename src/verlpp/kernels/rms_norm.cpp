@@ -9,9 +9,7 @@
 #include "verlpp/core/error.h"
 
 #ifdef VERLPP_CUDA_KERNELS
-#include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
-
+#include "verlpp/kernels/launch.h"
 #include "verlpp/kernels/rms_norm_kernel.h"
 #endif
 
@@ -35,13 +33,13 @@ void check(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& z,
   }
 }
 
+#ifdef VERLPP_CUDA_KERNELS
 // x as rows [R, H] with unit stride along H (a view when its leading dimensions merge).
 at::Tensor rows_of(const at::Tensor& x) {
   const at::Tensor rows = x.reshape({-1, x.size(-1)});
   return rows.size(1) <= 1 || rows.stride(1) == 1 ? rows : rows.contiguous();
 }
 
-#ifdef VERLPP_CUDA_KERNELS
 RmsNormParams params(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& z,
                      double eps) {
   RmsNormParams p;
@@ -55,20 +53,8 @@ RmsNormParams params(const at::Tensor& x, const at::Tensor& weight, const at::Te
   p.rows = x.size(0);
   p.dim = static_cast<int>(x.size(1));
   p.eps = static_cast<float>(eps);
-  p.dtype = x.scalar_type() == at::kBFloat16 ? ElementType::bf16
-            : x.scalar_type() == at::kHalf   ? ElementType::f16
-                                             : ElementType::f32;
+  p.dtype = element_type(x.scalar_type());
   return p;
-}
-
-void throw_if_failed(cudaError_t status) {
-  if (status != cudaSuccess) {
-    throw Error(std::string("rms norm kernel: launch failed: ") + cudaGetErrorString(status));
-  }
-}
-
-cudaStream_t stream_of(const at::Tensor& x) {
-  return c10::cuda::getCurrentCUDAStream(x.device().index()).stream();
 }
 #endif
 
@@ -100,7 +86,7 @@ at::Tensor rms_norm_forward(const at::Tensor& x, const at::Tensor& weight, const
   const at::Tensor zr = z.defined() ? rows_of(z) : at::Tensor();
   RmsNormParams p = params(xr, weight, zr, eps);
   p.y = y.data_ptr();
-  throw_if_failed(launch_rms_norm_forward(p, stream_of(x)));
+  check_launch(launch_rms_norm_forward(p, current_stream(x.device())), "rms norm");
 #else
   (void)eps;
 #endif
@@ -125,7 +111,7 @@ RmsNormGrad rms_norm_backward(const at::Tensor& x, const at::Tensor& weight, con
   p.dx = grad.x.data_ptr();
   if (z.defined()) p.dz = grad.z.data_ptr();
   p.dweight_partials = partials.data_ptr<float>();
-  throw_if_failed(launch_rms_norm_backward(p, stream_of(x)));
+  check_launch(launch_rms_norm_backward(p, current_stream(x.device())), "rms norm");
   grad.weight = partials.sum(0).to(weight.scalar_type());
 #else
   (void)eps;
