@@ -28,6 +28,7 @@ expect_has "legacy rule (ep divides dense dp): INVALID: ep 16 does not divide de
 expect_has "tp 4 · dp 32 · pp 1 (ep 128) = 128 devices per replica, 256 devices → 2 replicas" "seed 002 rollout"
 expect_has "trainer.device npu" "seed 002 device"
 expect_has "actor_rollout_ref.actor.use_torch_compile" "seed 002 ignored keys"
+expect_has "  actor_rollout_ref.rollout.max_num_batched_tokens" "seed 002 ignored rollout budget"
 expect_has "== result: valid" "seed 002 verdict"
 
 NNODES=8 run examples/run_qwen3_235b_256k_megatron_npu.sh

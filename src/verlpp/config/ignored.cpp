@@ -33,6 +33,17 @@ constexpr std::array kPatterns = {
     "ray_wait_register_center_timeout",
     "agent.num_workers",
     "checkpoint_engine",
+    // vLLM's own scheduling and loading: verlpp's engine prefills whole prompts (no chunked
+    // prefill, so no per-step token budget), captures powers-of-two batch sizes and reads the
+    // actor's weights in place.
+    "rollout.max_num_batched_tokens",
+    "rollout.enable_chunked_prefill",
+    "rollout.cudagraph_capture_sizes",
+    "rollout.scheduling_policy",
+    "rollout.load_format",
+    "rollout.layered_summon",
+    "rollout.disable_log_stats",
+    "rollout.skip_tokenizer_init",
     // The distillation teacher is scored by verlpp's own forward pass, not an inference server:
     // these serve vLLM/SGLang only (verl ignores inference.temperature too, with a warning).
     "teacher_models.*.inference.gpu_memory_utilization",

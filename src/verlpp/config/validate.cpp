@@ -291,6 +291,20 @@ void check_rollout(const Config& c, Findings& out) {
                           r.sampling.temperature),
               kRollout + ".temperature=1.0");
   }
+  if (!(r.gpu_memory_utilization > 0.0 && r.gpu_memory_utilization <= 1.0)) {
+    add_error(out, kRollout + ".gpu_memory_utilization",
+              fmt::format("a share of the GPU's memory in (0, 1] is expected, got {}",
+                          r.gpu_memory_utilization),
+              kRollout + ".gpu_memory_utilization=0.5");
+  }
+  const std::int64_t needed = r.prompt_length + r.response_length;
+  if (r.max_model_len && needed > *r.max_model_len) {
+    add_error(out, kRollout + ".max_model_len",
+              fmt::format("the rollout holds prompt {} + response {} = {} tokens but "
+                          "max_model_len is {}",
+                          r.prompt_length, r.response_length, needed, *r.max_model_len),
+              fmt::format("{}.max_model_len={}", kRollout, needed));
+  }
   if (r.disaggregation_enabled && r.name != "vllm" && r.name != "sglang") {
     add_error(out, kRollout + ".disaggregation.enabled",
               "disaggregation needs rollout.name vllm or sglang, got " + r.name,

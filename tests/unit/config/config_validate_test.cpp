@@ -209,6 +209,31 @@ TEST(ValidateRollout, GreedyValidationAllowsZeroTemperature) {
   EXPECT_FALSE(has_error(c.findings, kRollout + ".temperature")) << describe(c.findings);
 }
 
+// gpu_memory_utilization is a share of the GPU's memory: (0, 1].
+TEST(ValidateRollout, GpuMemoryUtilizationIsAShare) {
+  for (const std::string bad : {"0", "1.5", "-0.2"}) {
+    const Checked c = check(grpo({kRollout + ".gpu_memory_utilization=" + bad}));
+    EXPECT_TRUE(has_error(c.findings, kRollout + ".gpu_memory_utilization")) << bad;
+  }
+  const Checked ok = check(grpo({kRollout + ".gpu_memory_utilization=1.0"}));
+  EXPECT_FALSE(has_error(ok.findings, kRollout + ".gpu_memory_utilization"))
+      << describe(ok.findings);
+}
+
+// max_model_len must hold prompt + response: 512 + 1,024 = 1,536 tokens.
+TEST(ValidateRollout, MaxModelLenHoldsPromptAndResponse) {
+  const std::vector<std::string> lengths = {"data.max_prompt_length=512",
+                                            "data.max_response_length=1024"};
+  std::vector<std::string> short_len = lengths, exact = lengths;
+  short_len.push_back(kRollout + ".max_model_len=1535");
+  exact.push_back(kRollout + ".max_model_len=1536");
+  const Checked bad = check(grpo(short_len));
+  const std::vector<Finding> errors = errors_with_key(bad.findings, kRollout + ".max_model_len");
+  ASSERT_EQ(errors.size(), 1u) << describe(bad.findings);
+  EXPECT_NE(errors[0].message.find("1536"), std::string::npos) << errors[0].message;
+  EXPECT_FALSE(has_error(check(grpo(exact)).findings, kRollout + ".max_model_len"));
+}
+
 TEST(ValidateBatch, MiniBatchLargerThanTrainBatch) {
   // mini 128 > train 64. (128 × 4 = 512 samples still split over dp 8.)
   const Checked c = check(grpo({kActor + ".ppo_mini_batch_size=128"}));
