@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -250,6 +251,10 @@ int run_generate(const GenerateOptions& o) {
   }
   if (o.n < 1) throw Error("--n must be >= 1");
   if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
+  if (o.threads < 0) throw Error("--threads must be >= 1 (or left out: all cores)");
+  if (!o.input.empty() && std::filesystem::is_directory(o.input)) {
+    throw Error("--input " + o.input + ": a folder, expected a JSONL file of prompt_ids");
+  }
   compat::set_cpu_threads(o.threads);
   const bool cuda = select_device(o.device) == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);

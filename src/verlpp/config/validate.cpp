@@ -291,6 +291,11 @@ void check_rollout(const Config& c, Findings& out) {
                           r.sampling.temperature),
               kRollout + ".temperature=1.0");
   }
+  if (r.max_num_seqs && *r.max_num_seqs < 1) {
+    add_error(out, kRollout + ".max_num_seqs",
+              fmt::format("the rows generated at once must be >= 1, got {}", *r.max_num_seqs),
+              kRollout + ".max_num_seqs=256");
+  }
   if (!(r.gpu_memory_utilization > 0.0 && r.gpu_memory_utilization <= 1.0)) {
     add_error(out, kRollout + ".gpu_memory_utilization",
               fmt::format("a share of the GPU's memory in (0, 1] is expected, got {}",

@@ -124,7 +124,7 @@ void check_cache_fits(const model::CausalLM& model, const KVCacheSizes& sizes, i
     throw Error(fmt::format(
         "rollout: the KV cache for these rows with response_length {} would take {:.1f} GB, more "
         "than this machine's {:.1f} GB; lower response_length or the rows at once "
-        "(rollout.max_num_seqs)",
+        "(rollout.max_num_seqs; --batch-size of verlpp generate)",
         R, bytes / 1e9, physical / 1e9));
   }
 }
@@ -205,10 +205,10 @@ bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params)
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
                                  std::int64_t first_row) {
-  const int64_t R = response_length(params);
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
+  const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
   KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);

@@ -103,12 +103,19 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
   return q;
 }
 
-int64_t response_length(const SamplingParams& params) {
-  if (params.max_response_length < 1) {
-    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}",
-                            params.max_response_length));
+int64_t response_length(const SamplingParams& params, const PackedPrompts& packed,
+                        int64_t max_position_embeddings) {
+  const int64_t R = params.max_response_length;
+  if (R < 1) {
+    throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
   }
-  return params.max_response_length;
+  if (max_position_embeddings > 0 && R > max_position_embeddings - packed.max_length) {
+    throw Error(fmt::format(
+        "generate_sequences: the longest prompt ({} tokens) plus response_length {} exceeds the "
+        "model's max_position_embeddings {}; lower response_length or the prompt length",
+        packed.max_length, R, max_position_embeddings));
+  }
+  return R;
 }
 
 SamplerSettings sampler_settings(const SamplingParams& params) {

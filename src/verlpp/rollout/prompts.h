@@ -40,8 +40,11 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
 
 SamplerSettings sampler_settings(const SamplingParams& params);
 
-// params.max_response_length; throws verlpp::Error when it is below 1.
-int64_t response_length(const SamplingParams& params);
+// params.max_response_length; throws verlpp::Error when it is below 1, or when the longest
+// prompt plus it exceeds max_position_embeddings (> 0) of the model (verl's rollout asserts the
+// same of its configured lengths).
+int64_t response_length(const SamplingParams& params, const PackedPrompts& packed,
+                        int64_t max_position_embeddings);
 
 // generate_sequences' result (rollout.h) from the responses [B, R] (tokens, response mask,
 // log-probs) on the model's device.

@@ -131,10 +131,10 @@ at::Tensor recomputed_logits(const model::CausalLM& model, const PackedPrompts& 
 data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
                            const SamplingParams& params, std::uint64_t seed,
                            std::int64_t first_row) {
-  const int64_t R = response_length(params);
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
+  const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
   const int64_t B = static_cast<int64_t>(packed.lengths.size());
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
   const SamplerSettings settings = sampler_settings(params);

@@ -220,6 +220,15 @@ TEST(ValidateRollout, GpuMemoryUtilizationIsAShare) {
       << describe(ok.findings);
 }
 
+TEST(ValidateRollout, MaxNumSeqsIsPositive) {
+  for (const std::string bad : {"0", "-3"}) {
+    const Checked c = check(grpo({kRollout + ".max_num_seqs=" + bad}));
+    EXPECT_TRUE(has_error(c.findings, kRollout + ".max_num_seqs")) << bad;
+  }
+  EXPECT_FALSE(
+      has_error(check(grpo({kRollout + ".max_num_seqs=1"})).findings, kRollout + ".max_num_seqs"));
+}
+
 // max_model_len must hold prompt + response: 512 + 1,024 = 1,536 tokens.
 TEST(ValidateRollout, MaxModelLenHoldsPromptAndResponse) {
   const std::vector<std::string> lengths = {"data.max_prompt_length=512",

@@ -130,13 +130,25 @@ TEST_P(RolloutSharedPrompts, TooSmallACachePreemptsAndRecomputes) {
   SamplingParams starved = greedy(R);
   starved.kv_cache_blocks = 2;  // the 7-token prompt alone needs 3
   EXPECT_THROW(generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), starved, 0), Error);
-  // A cache larger than the machine: an error naming response_length before any allocation.
-  try {
-    generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), greedy(int64_t{1} << 40), 0);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("response_length"), std::string::npos) << e.what();
+  // Prompt + response beyond the model's positions (verl's rollout asserts it too), or a cache
+  // larger than the machine: an error naming response_length before any allocation.
+  const int64_t positions = m.config().max_position_embeddings;
+  int64_t longest = 0;
+  for (const auto& p : kPrompts)
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  for (const int64_t R_bad : {positions - longest + 1, int64_t{1} << 40}) {
+    try {
+      generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), greedy(R_bad), 0);
+      FAIL() << "expected an error for response_length " << R_bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("response_length"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("max_position_embeddings"), std::string::npos)
+          << e.what();
+    }
   }
+  // The longest prompt plus response_length exactly at the limit is allowed.
+  EXPECT_NO_THROW(
+      generate_sequences(m, testing::left_padded({{4, 8}}, 2, kPad), greedy(positions - 2), 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutSharedPrompts,
