@@ -1,0 +1,88 @@
+#include "verlpp/reward/python_str.h"
+
+namespace verlpp::reward {
+namespace {
+
+bool is_python_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+std::string_view trim_python_space(std::string_view text) {
+  while (!text.empty() && is_python_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_python_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Removes the underscores of a digit run; false when one is not between two digits.
+bool drop_digit_underscores(std::string_view text, std::string& out) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '_') {
+      out += text[i];
+      continue;
+    }
+    if (i == 0 || i + 1 == text.size() || !is_digit(text[i - 1]) || !is_digit(text[i + 1])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  std::size_t pos = 0;
+  while ((pos = text.find(from, pos)) != std::string::npos) {
+    text.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+  return text;
+}
+
+std::vector<std::string> split(std::string_view text, std::string_view sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t pos = text.find(sep); pos != std::string_view::npos;
+       pos = text.find(sep, start)) {
+    parts.emplace_back(text.substr(start, pos - start));
+    start = pos + sep.size();
+  }
+  parts.emplace_back(text.substr(start));
+  return parts;
+}
+
+std::size_t char_len(std::string_view text, std::size_t pos) {
+  std::size_t len = 1;
+  while (pos + len < text.size() && (static_cast<unsigned char>(text[pos + len]) & 0xC0) == 0x80) {
+    ++len;
+  }
+  return len;
+}
+
+std::size_t code_point_count(std::string_view text) {
+  std::size_t count = 0;
+  for (char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+std::optional<std::string> python_int(std::string_view text) {
+  text = trim_python_space(text);
+  bool negative = false;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  std::string digits;
+  if (!drop_digit_underscores(text, digits) || digits.empty()) return std::nullopt;
+  for (char c : digits) {
+    if (!is_digit(c)) return std::nullopt;
+  }
+  const std::size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return "0";
+  return (negative ? "-" : "") + digits.substr(first);
+}
+
+}  // namespace verlpp::reward

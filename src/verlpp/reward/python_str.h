@@ -1,0 +1,31 @@
+// Python str operations that the rule scorers reproduce exactly (verl's and mathruler's graders
+// are Python): str.replace, str.split, len() in code points, int() of a string. Strings are UTF-8.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace verlpp::reward {
+
+bool contains(std::string_view text, std::string_view part);
+
+// str.replace(from, to) for a non-empty `from`: every non-overlapping occurrence, left to right.
+std::string replace_all(std::string text, std::string_view from, std::string_view to);
+
+// str.split(sep) for a non-empty `sep` (so "a,,b" gives three parts and "" gives one).
+std::vector<std::string> split(std::string_view text, std::string_view sep);
+
+// Byte length of the UTF-8 code point starting at text[pos].
+std::size_t char_len(std::string_view text, std::size_t pos);
+
+// len(text) in Python: the number of code points.
+std::size_t code_point_count(std::string_view text);
+
+// str(int(text)) when Python's int() accepts `text` (surrounding whitespace, a sign, decimal
+// digits with single underscores between them); nullopt otherwise.
+std::optional<std::string> python_int(std::string_view text);
+
+}  // namespace verlpp::reward
