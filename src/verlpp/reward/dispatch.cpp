@@ -6,6 +6,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/reward/arithmetic.h"
+#include "verlpp/reward/geo3k.h"
 #include "verlpp/reward/gsm8k.h"
 #include "verlpp/reward/math_reward.h"
 
@@ -30,10 +31,11 @@ ScoreResult default_compute_score(std::string_view data_source, std::string_view
   if (data_source == "openai/gsm8k") return gsm8k_score(solution_str, ground_truth, options);
   if (is_math_source(data_source)) return math_score(solution_str, ground_truth);
   if (data_source == kArithmeticDataSource) return arithmetic_score(solution_str, ground_truth);
+  if (data_source == kGeo3kDataSource) return geo3k_score(solution_str, ground_truth);
   throw Error(fmt::format(
       "no reward function for data_source '{}': verlpp's built-in scorers cover openai/gsm8k, "
-      "lighteval/MATH, DigitalLearningGmbH/MATH-lighteval, HuggingFaceH4/MATH-500 and "
-      "verlpp/arithmetic; "
+      "lighteval/MATH, DigitalLearningGmbH/MATH-lighteval, HuggingFaceH4/MATH-500, "
+      "hiyouga/geometry3k and verlpp/arithmetic; "
       "for others "
       "set reward.custom_reward_function.path to a shared library (see "
       "src/verlpp/reward/verlpp_reward_abi.h)",

@@ -1,5 +1,9 @@
 #include "verlpp/reward/python_str.h"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
 namespace verlpp::reward {
 namespace {
 
@@ -25,6 +29,33 @@ bool drop_digit_underscores(std::string_view text, std::string& out) {
     }
   }
   return true;
+}
+
+std::string lower_ascii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Python's float() grammar for finite decimals: digits with an optional "." and exponent.
+bool is_decimal_literal(std::string_view text) {
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  std::size_t mantissa_digits = 0;
+  while (i < text.size() && is_digit(text[i])) ++i, ++mantissa_digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && is_digit(text[i])) ++i, ++mantissa_digits;
+  }
+  if (mantissa_digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t exponent_digits = 0;
+    while (i < text.size() && is_digit(text[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == text.size();
 }
 
 }  // namespace
@@ -83,6 +114,20 @@ std::optional<std::string> python_int(std::string_view text) {
   const std::size_t first = digits.find_first_not_of('0');
   if (first == std::string::npos) return "0";
   return (negative ? "-" : "") + digits.substr(first);
+}
+
+std::optional<double> python_float(std::string_view text) {
+  text = trim_python_space(text);
+  std::string cleaned;
+  if (!drop_digit_underscores(text, cleaned)) return std::nullopt;
+  std::string_view body = cleaned;
+  const bool negative = !body.empty() && body[0] == '-';
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) body.remove_prefix(1);
+  const std::string word = lower_ascii(body);
+  if (word == "inf" || word == "infinity") return negative ? -HUGE_VAL : HUGE_VAL;
+  if (word == "nan") return std::nan("");
+  if (!is_decimal_literal(cleaned)) return std::nullopt;
+  return std::strtod(cleaned.c_str(), nullptr);
 }
 
 }  // namespace verlpp::reward

@@ -28,4 +28,9 @@ std::size_t code_point_count(std::string_view text);
 // digits with single underscores between them); nullopt otherwise.
 std::optional<std::string> python_int(std::string_view text);
 
+// float(text) when Python's float() accepts it (surrounding whitespace, a sign, digits with single
+// underscores between them, one ".", an exponent, "inf"/"infinity"/"nan" in any case); nullopt
+// otherwise.
+std::optional<double> python_float(std::string_view text);
+
 }  // namespace verlpp::reward
