@@ -119,11 +119,13 @@ struct Optimizer::Impl {
   }
 
   // The L2 norm of all gradients (over every rank's shard when sharded), one host sync. Each
-  // tensor's norm is taken in fp64 (one tensor converted at a time), so that the norm does not
+  // tensor's norm accumulates in fp64 (read as stored, no fp64 copy), so that the norm does not
   // depend on how the gradients are split over ranks beyond rounding at 1e-12.
   double global_norm(const std::vector<at::Tensor>& grads) const {
     std::vector<at::Tensor> each;
-    for (const auto& g : grads) each.push_back(g.to(at::kDouble).norm());
+    for (const auto& g : grads) {
+      each.push_back(at::linalg_vector_norm(g, 2, c10::nullopt, false, at::kDouble));
+    }
     const at::Tensor norms = at::stack(each);
     if (!sharded) return norms.norm().item<double>();
     const double squares = norms.square().sum().item<double>();
