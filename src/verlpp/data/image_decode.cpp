@@ -1,0 +1,211 @@
+#include "verlpp/data/image_decode.h"
+
+#include <fmt/format.h>
+#include <jpeglib.h>
+#include <png.h>
+
+#include <csetjmp>
+#include <cstring>
+#include <string>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp::data {
+namespace {
+
+// libpng and libjpeg report errors by longjmp: every function that calls them below sets its own
+// jump point and keeps only trivially destructible locals, and the message travels in this struct.
+struct CodecError {
+  std::jmp_buf jump;
+  char message[256] = {};
+};
+
+bool is_png(std::span<const std::uint8_t> bytes) {
+  return bytes.size() >= 8 && png_sig_cmp(bytes.data(), 0, 8) == 0;
+}
+
+bool is_jpeg(std::span<const std::uint8_t> bytes) {
+  return bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
+}
+
+// Pillow's paste(mask=alpha) of c onto white: DIV255(255 (255 - a) + c a).
+std::uint8_t over_white(unsigned c, unsigned a) {
+  const unsigned t = 255u * (255u - a) + c * a + 128u;
+  return static_cast<std::uint8_t>((t + (t >> 8)) >> 8);
+}
+
+// ---- PNG ----
+
+struct PngSource {
+  std::span<const std::uint8_t> bytes;
+  std::size_t offset = 0;
+  CodecError* error = nullptr;
+};
+
+void png_error_handler(png_structp png, png_const_charp message) {
+  auto* error = static_cast<CodecError*>(png_get_error_ptr(png));
+  std::snprintf(error->message, sizeof(error->message), "%s", message);
+  std::longjmp(error->jump, 1);
+}
+
+void png_warning_handler(png_structp, png_const_charp) {}
+
+void png_read_bytes(png_structp png, png_bytep out, png_size_t length) {
+  auto* source = static_cast<PngSource*>(png_get_io_ptr(png));
+  if (source->offset + length > source->bytes.size()) png_error(png, "file ends early");
+  std::memcpy(out, source->bytes.data() + source->offset, length);
+  source->offset += length;
+}
+
+struct PngLayout {
+  png_uint_32 width = 0, height = 0;
+  int color_type = 0, bit_depth = 0;
+  std::size_t row_bytes = 0;
+  int channels = 0;
+};
+
+// Reads the header and sets the transforms: 8-bit samples, palette and low-depth grey expanded,
+// grey replicated to RGB, tRNS ignored. Returns false (message in `error`) on a libpng error.
+bool png_read_layout(png_structp png, png_infop info, PngLayout* layout, CodecError* error) {
+  if (setjmp(error->jump)) return false;
+  png_read_info(png, info);
+  layout->width = png_get_image_width(png, info);
+  layout->height = png_get_image_height(png, info);
+  layout->color_type = png_get_color_type(png, info);
+  layout->bit_depth = png_get_bit_depth(png, info);
+  if (layout->bit_depth == 16 && (layout->color_type & PNG_COLOR_MASK_COLOR) == 0) {
+    std::snprintf(error->message, sizeof(error->message),
+                  "16-bit grey PNGs are not supported (convert the image to 8 bits)");
+    return false;
+  }
+  if (layout->bit_depth == 16) png_set_strip_16(png);
+  if (layout->color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  if (layout->color_type == PNG_COLOR_TYPE_GRAY && layout->bit_depth < 8) {
+    png_set_expand_gray_1_2_4_to_8(png);
+  }
+  if ((layout->color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  layout->row_bytes = png_get_rowbytes(png, info);
+  layout->channels = png_get_channels(png, info);
+  return true;
+}
+
+bool png_read_pixels(png_structp png, png_infop info, png_bytepp rows, CodecError* error) {
+  if (setjmp(error->jump)) return false;
+  png_read_image(png, rows);
+  png_read_end(png, info);
+  return true;
+}
+
+RgbImage decode_png(std::span<const std::uint8_t> bytes, std::string_view where) {
+  CodecError error;
+  png_structp png =
+      png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, png_error_handler, png_warning_handler);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (png == nullptr || info == nullptr) throw Error(fmt::format("{}: out of memory", where));
+  PngSource source{bytes, 0, &error};
+  png_set_read_fn(png, &source, png_read_bytes);
+  PngLayout layout;
+  std::vector<std::uint8_t> raw;
+  std::vector<png_bytep> rows;
+  bool ok = png_read_layout(png, info, &layout, &error);
+  if (ok) {
+    raw.resize(layout.row_bytes * layout.height);
+    for (png_uint_32 y = 0; y < layout.height; ++y)
+      rows.push_back(raw.data() + y * layout.row_bytes);
+    ok = png_read_pixels(png, info, rows.data(), &error);
+  }
+  png_destroy_read_struct(&png, &info, nullptr);
+  if (!ok) throw Error(fmt::format("{}: cannot decode the PNG image: {}", where, error.message));
+  // After the transforms: RGB (3 channels), RGB + alpha (4: RGBA composited onto white; grey +
+  // alpha, now RGB + alpha, has its alpha dropped as convert("RGB") does).
+  const bool composite = layout.color_type == PNG_COLOR_TYPE_RGB_ALPHA;
+  RgbImage image{static_cast<int>(layout.width), static_cast<int>(layout.height), {}};
+  image.pixels.resize(static_cast<std::size_t>(layout.width) * layout.height * 3);
+  std::size_t out = 0;
+  for (png_uint_32 y = 0; y < layout.height; ++y) {
+    const std::uint8_t* row = rows[y];
+    for (png_uint_32 x = 0; x < layout.width; ++x, row += layout.channels) {
+      for (int c = 0; c < 3; ++c) {
+        image.pixels[out++] = composite ? over_white(row[c], row[3]) : row[c];
+      }
+    }
+  }
+  return image;
+}
+
+// ---- JPEG ----
+
+struct JpegError {
+  jpeg_error_mgr manager;
+  CodecError codec;
+};
+
+void jpeg_error_handler(j_common_ptr cinfo) {
+  auto* error = reinterpret_cast<JpegError*>(cinfo->err);
+  char text[JMSG_LENGTH_MAX];
+  (*cinfo->err->format_message)(cinfo, text);
+  std::snprintf(error->codec.message, sizeof(error->codec.message), "%s", text);
+  std::longjmp(error->codec.jump, 1);
+}
+
+bool jpeg_read_layout(jpeg_decompress_struct* cinfo, std::span<const std::uint8_t> bytes,
+                      JpegError* error) {
+  if (setjmp(error->codec.jump)) return false;
+  jpeg_mem_src(cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(cinfo, TRUE);
+  if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+    std::snprintf(error->codec.message, sizeof(error->codec.message),
+                  "CMYK JPEGs are not supported (convert the image to RGB)");
+    return false;
+  }
+  cinfo->out_color_space = JCS_RGB;
+  jpeg_start_decompress(cinfo);
+  return true;
+}
+
+bool jpeg_read_pixels(jpeg_decompress_struct* cinfo, std::uint8_t* pixels, JpegError* error) {
+  if (setjmp(error->codec.jump)) return false;
+  const std::size_t stride = static_cast<std::size_t>(cinfo->output_width) * 3;
+  while (cinfo->output_scanline < cinfo->output_height) {
+    JSAMPROW row = pixels + cinfo->output_scanline * stride;
+    jpeg_read_scanlines(cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(cinfo);
+  return true;
+}
+
+RgbImage decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view where) {
+  jpeg_decompress_struct cinfo;
+  JpegError error;
+  cinfo.err = jpeg_std_error(&error.manager);
+  error.manager.error_exit = jpeg_error_handler;
+  jpeg_create_decompress(&cinfo);
+  RgbImage image;
+  bool ok = jpeg_read_layout(&cinfo, bytes, &error);
+  if (ok) {
+    image.width = static_cast<int>(cinfo.output_width);
+    image.height = static_cast<int>(cinfo.output_height);
+    image.pixels.resize(static_cast<std::size_t>(image.width) * image.height * 3);
+    ok = jpeg_read_pixels(&cinfo, image.pixels.data(), &error);
+  }
+  jpeg_destroy_decompress(&cinfo);
+  if (!ok) {
+    throw Error(fmt::format("{}: cannot decode the JPEG image: {}", where, error.codec.message));
+  }
+  return image;
+}
+
+}  // namespace
+
+bool image_decoding_supported() { return true; }
+
+RgbImage decode_image(std::span<const std::uint8_t> bytes, std::string_view where) {
+  if (is_png(bytes)) return decode_png(bytes, where);
+  if (is_jpeg(bytes)) return decode_jpeg(bytes, where);
+  throw Error(fmt::format("{}: not a PNG or JPEG image ({} bytes; verlpp decodes PNG and JPEG)",
+                          where, bytes.size()));
+}
+
+}  // namespace verlpp::data

@@ -1,0 +1,31 @@
+// PNG and JPEG decoding to RGB, as verl's rollout sees an image: Pillow's Image.open followed by
+// qwen-vl-utils' to_rgb (multimodal.md §3.1). Through libpng and libjpeg(-turbo), the libraries
+// Pillow itself decodes with (Debian libpng-dev, libjpeg-dev); verlpp built without them throws.
+//
+// Modes, as Pillow opens them and to_rgb converts them:
+//   RGBA PNGs are composited onto white with Image.paste(mask=alpha), in Pillow's integer
+//     rounding: t = 255 (255 - a) + c a + 128, c' = (t + (t >> 8)) >> 8;
+//   RGB, grey (bit depths 1 to 8, replicated), grey + alpha (alpha dropped, as convert("RGB")
+//     drops it) and palette PNGs (colours looked up, transparency ignored) are converted without
+//     blending; 16-bit RGB/RGBA samples keep their high byte (Pillow's "RGB;16B" raw modes).
+// JPEG: libjpeg's defaults (integer slow DCT, fancy upsampling), grey JPEGs replicated.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "verlpp/data/rgb_image.h"
+
+namespace verlpp::data {
+
+// Decodes `bytes` (PNG or JPEG, told apart by their signatures). Throws verlpp::Error naming
+// `where` (e.g. the file and row) for another format, a corrupt file, 16-bit grey PNGs and CMYK
+// JPEGs (Pillow gives those modes verl's pipeline does not handle the same way), or a build
+// without image support.
+RgbImage decode_image(std::span<const std::uint8_t> bytes, std::string_view where);
+
+// Whether this build decodes images.
+bool image_decoding_supported();
+
+}  // namespace verlpp::data
