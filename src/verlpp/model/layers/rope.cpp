@@ -1,9 +1,13 @@
 #include "verlpp/model/layers/rope.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <vector>
+
+#include "verlpp/core/error.h"
 
 namespace verlpp::model {
 
@@ -37,10 +41,36 @@ at::Tensor rope_inv_freq(const ModelConfig& config) {
   return at::tensor(out, at::kFloat);
 }
 
+namespace {
+
+// [3, T, r/2] angles of the three streams -> [T, r/2], each frequency from its stream.
+at::Tensor interleave_mrope(const at::Tensor& freqs, const std::vector<int64_t>& section) {
+  const int64_t half = freqs.size(-1);
+  std::vector<int64_t> stream(half, 0);
+  for (int64_t j = 0; j < half; ++j) {
+    if (j % 3 == 1 && j < 3 * section.at(1)) stream[j] = 1;
+    if (j % 3 == 2 && j < 3 * section.at(2)) stream[j] = 2;
+  }
+  const at::Tensor index = at::tensor(stream, at::kLong).to(freqs.device());
+  return freqs.gather(0, index.view({1, 1, half}).expand({1, freqs.size(1), half})).squeeze(0);
+}
+
+}  // namespace
+
 RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
-                       at::ScalarType dtype) {
+                       at::ScalarType dtype, const std::vector<int64_t>& mrope_section) {
+  if (positions.dim() == 2 && (positions.size(0) != 3 || mrope_section.size() != 3)) {
+    throw Error(
+        fmt::format("rope_tables: M-RoPE positions must be [3, tokens] with a 3-entry "
+                    "mrope_section; got [{}] and {} entries",
+                    fmt::join(positions.sizes(), ", "), mrope_section.size()));
+  }
+  const at::Tensor f = inv_freq.to(positions.device());
   const at::Tensor freqs =
-      positions.to(at::kFloat).unsqueeze(1) * inv_freq.to(positions.device()).unsqueeze(0);
+      positions.dim() == 2
+          ? interleave_mrope(positions.to(at::kFloat).unsqueeze(-1) * f.view({1, 1, -1}),
+                             mrope_section)
+          : positions.to(at::kFloat).unsqueeze(1) * f.unsqueeze(0);
   const at::Tensor cos = freqs.cos(), sin = freqs.sin();
   return {at::cat({cos, cos}, /*dim=*/-1).to(dtype), at::cat({-sin, sin}, /*dim=*/-1).to(dtype)};
 }

@@ -6,6 +6,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::model {
@@ -24,9 +27,13 @@ struct RopeTables {
 };
 
 // cos/sin of position * inv_freq, the frequencies repeated for both halves. positions: int64
-// [tokens] (any device). Angles computed in fp32, then cast to `dtype`.
+// [tokens], or [3, tokens] M-RoPE streams (t, h, w) with `mrope_section` (any device). With three
+// streams, frequency j takes its angle from the h stream when j % 3 == 1 and j < 3 section[1], the
+// w stream when j % 3 == 2 and j < 3 section[2], else the t stream (transformers'
+// apply_interleaved_mrope, Qwen3.5; multimodal.md §5.4). Angles computed in fp32, then cast to
+// `dtype`.
 RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
-                       at::ScalarType dtype);
+                       at::ScalarType dtype, const std::vector<int64_t>& mrope_section = {});
 
 // x [tokens, heads, head_dim] -> x * cos + rotate_half(x) * sin, rotate_half(x) = cat(-x2, x1)
 // (transformers' apply_rotary_pos_emb) on the first r channels (the tables' width), the others
