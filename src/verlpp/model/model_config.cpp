@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -407,7 +408,68 @@ bool names_vision_language_class(const json& top) {
          (*it)[0].get<std::string>().ends_with("ForConditionalGeneration");
 }
 
+int64_t get_token_id(const json& j, const std::string& key, const std::string& source,
+                     int64_t fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  if (!j[key].is_number_integer() || j[key].get<int64_t>() < 0) {
+    throw Error(source + ": '" + key + "' must be a token id (an integer >= 0), got " +
+                j[key].dump());
+  }
+  return j[key].get<int64_t>();
+}
+
+// vision_config of a Qwen3.5 vision-language config, and the top level's image token ids.
+VisionConfig parse_vision(const json& top, const std::string& source) {
+  const std::string where = source + ": vision_config";
+  if (!top["vision_config"].is_object()) {
+    throw Error(where + " must be an object, got " + top["vision_config"].dump());
+  }
+  const json& j = top["vision_config"];
+  VisionConfig v;
+  v.depth = get_int(j, "depth", where, v.depth);
+  v.hidden_size = get_int(j, "hidden_size", where, v.hidden_size);
+  v.intermediate_size = get_int(j, "intermediate_size", where, v.intermediate_size);
+  v.num_heads = get_int(j, "num_heads", where, v.num_heads);
+  v.in_channels = get_int(j, "in_channels", where, v.in_channels);
+  v.patch_size = get_int(j, "patch_size", where, v.patch_size);
+  v.temporal_patch_size = get_int(j, "temporal_patch_size", where, v.temporal_patch_size);
+  v.spatial_merge_size = get_int(j, "spatial_merge_size", where, v.spatial_merge_size);
+  v.out_hidden_size = get_int(j, "out_hidden_size", where, v.out_hidden_size);
+  v.num_position_embeddings =
+      get_int(j, "num_position_embeddings", where, v.num_position_embeddings);
+  if (v.hidden_size % v.num_heads != 0 || v.head_dim() % 4 != 0) {
+    throw Error(
+        fmt::format("{}: hidden_size {} / num_heads {} must give a head dimension that is "
+                    "a multiple of 4 (2-D rotary over rows and columns)",
+                    where, v.hidden_size, v.num_heads));
+  }
+  if (v.grid_per_side() * v.grid_per_side() != v.num_position_embeddings) {
+    throw Error(
+        fmt::format("{}: num_position_embeddings {} must be a square (the learned position "
+                    "table is side x side)",
+                    where, v.num_position_embeddings));
+  }
+  const std::string act = j.value("hidden_act", std::string("gelu_pytorch_tanh"));
+  if (act != "gelu_pytorch_tanh") {
+    throw Error(where + ": hidden_act '" + act + "' is not supported (Qwen3.5: gelu_pytorch_tanh)");
+  }
+  if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
+    v.rope_theta = get_double(j["rope_parameters"], "rope_theta", where, v.rope_theta);
+  }
+  v.image_token_id = get_token_id(top, "image_token_id", source, v.image_token_id);
+  v.video_token_id = get_token_id(top, "video_token_id", source, v.video_token_id);
+  v.vision_start_token_id =
+      get_token_id(top, "vision_start_token_id", source, v.vision_start_token_id);
+  v.vision_end_token_id = get_token_id(top, "vision_end_token_id", source, v.vision_end_token_id);
+  return v;
+}
+
 }  // namespace
+
+int64_t VisionConfig::grid_per_side() const {
+  return static_cast<int64_t>(
+      std::llround(std::sqrt(static_cast<double>(num_position_embeddings))));
+}
 
 ModelConfig parse_model_config(const nlohmann::json& top, const std::string& source) {
   if (!top.is_object()) throw Error(source + ": expected a JSON object");
@@ -441,6 +503,7 @@ ModelConfig parse_model_config(const nlohmann::json& top, const std::string& sou
   }
   c.tie_word_embeddings = c.is_qwen3_5() ? qwen3_5_tied(top, j, source)
                                          : get_bool(j, "tie_word_embeddings", where, false);
+  if (c.vision_language && top.contains("vision_config")) c.vision = parse_vision(top, source);
   return c;
 }
 

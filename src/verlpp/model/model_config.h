@@ -58,6 +58,32 @@ struct LinearAttentionConfig {
   int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }        // q, k, v channels
 };
 
+// Qwen3.5's vision tower (Qwen3_5VisionConfig; multimodal.md §2.2), from a vision-language
+// config's vision_config, and the image tokens of the top level.
+struct VisionConfig {
+  int64_t depth = 27;
+  int64_t hidden_size = 1152;
+  int64_t intermediate_size = 4304;
+  int64_t num_heads = 16;
+  int64_t in_channels = 3;
+  int64_t patch_size = 16;
+  int64_t temporal_patch_size = 2;
+  int64_t spatial_merge_size = 2;
+  int64_t out_hidden_size = 3584;
+  int64_t num_position_embeddings = 2304;  // a square table: side = sqrt(this)
+  double rope_theta = 10000.0;
+  int64_t image_token_id = 248056;
+  int64_t video_token_id = 248057;
+  int64_t vision_start_token_id = 248053;
+  int64_t vision_end_token_id = 248054;
+
+  int64_t head_dim() const { return hidden_size / num_heads; }
+  int64_t grid_per_side() const;  // sqrt(num_position_embeddings)
+  int64_t patch_dim() const {     // C T P P: a pixel_values row
+    return in_channels * temporal_patch_size * patch_size * patch_size;
+  }
+};
+
 struct ModelConfig {
   Architecture architecture = Architecture::qwen3;
   int64_t vocab_size = 0;
@@ -87,6 +113,7 @@ struct ModelConfig {
   // Read from a vision-language config (the *ForConditionalGeneration layout: text weights under
   // model.language_model.*).
   bool vision_language = false;
+  std::optional<VisionConfig> vision;    // a vision-language config's vision_config
   std::string torch_dtype = "bfloat16";  // the checkpoint's stored dtype
   int64_t bos_token_id = -1;             // -1: absent
   int64_t eos_token_id = -1;
