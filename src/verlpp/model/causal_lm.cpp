@@ -17,6 +17,7 @@
 #include "verlpp/core/log.h"
 #include "verlpp/model/arch/decoder.h"
 #include "verlpp/model/checkpoint.h"
+#include "verlpp/model/vision/qwen3_5_vision.h"
 
 namespace verlpp::model {
 
@@ -77,11 +78,54 @@ std::string shape_string(at::IntArrayRef shape) {
 
 struct CausalLM::Impl {
   std::unique_ptr<Decoder> decoder;
-  at::Tensor inv_freq;  // fp32, on the model's device
+  std::unique_ptr<Qwen3_5Vision> vision;  // from_pretrained with_vision
+  at::Tensor inv_freq;                    // fp32, on the model's device
   bool checkpointing = false;
   std::shared_ptr<LayerHooks> hooks;
 
   const ModelConfig& config() const { return decoder->config(); }
+
+  // Every parameter: the text model's, then the vision tower's.
+  std::vector<const WeightSpec*> specs() const {
+    std::vector<const WeightSpec*> out;
+    for (const WeightSpec& spec : decoder->weights().specs()) out.push_back(&spec);
+    if (vision) {
+      for (const WeightSpec& spec : vision->table().specs()) out.push_back(&spec);
+    }
+    return out;
+  }
+
+  // A forward with images needs the vision tower, input_ids [T] and position_ids [3, T].
+  void check_image_inputs(const char* where, const at::Tensor& input_ids,
+                          const at::Tensor& position_ids) const {
+    if (!vision) {
+      throw Error(
+          fmt::format("{}: images given, but the model has no vision tower (load it with "
+                      "from_pretrained and with_vision, from a vision-language checkpoint)",
+                      where));
+    }
+    if (input_ids.dim() != 1 || position_ids.dim() != 2 || position_ids.size(0) != 3 ||
+        position_ids.size(1) != input_ids.size(0)) {
+      throw Error(fmt::format(
+          "{}: with images, expected input_ids [tokens] and position_ids [3, tokens], got {} and "
+          "{}",
+          where, shape_string(input_ids.sizes()), shape_string(position_ids.sizes())));
+    }
+  }
+
+  // The image features [n, hidden] at the n image pad tokens of `input_ids`, in order.
+  at::Tensor place_images(const at::Tensor& x, const at::Tensor& input_ids,
+                          const at::Tensor& features) const {
+    const at::Tensor mask = input_ids.eq(config().vision->image_token_id);
+    const int64_t pads = mask.sum().item<int64_t>();
+    if (pads != features.size(0)) {
+      throw Error(
+          fmt::format("forward_packed_images: {} image pad tokens (id {}) but the images "
+                      "give {} features (t h w / merge^2 each)",
+                      pads, config().vision->image_token_id, features.size(0)));
+    }
+    return x.masked_scatter(mask.unsqueeze(-1), features.to(x.scalar_type()));
+  }
 
   LayerOutput run_layer(int64_t i, const at::Tensor& x, const LayerContext& ctx) const {
     if (!checkpointing || !c10::GradMode::is_enabled() || ctx.state != nullptr) {
@@ -96,12 +140,15 @@ struct CausalLM::Impl {
   }
 
   // Embedding, every layer, the final norm. With `router_logits`, collects the sparse layers'.
+  // With `image_features`, they replace the embeddings of the image pad tokens.
   at::Tensor run(const at::Tensor& input_ids, LayerContext& ctx,
-                 std::vector<at::Tensor>* router_logits) const {
+                 std::vector<at::Tensor>* router_logits,
+                 const at::Tensor& image_features = at::Tensor()) const {
     ctx.scale = 1.0 / std::sqrt(static_cast<double>(config().head_dim));
     ctx.router_logits = router_logits != nullptr;
     if (hooks) hooks->before_forward();
     at::Tensor x = at::embedding(decoder->embed_tokens, input_ids);
+    if (image_features.defined()) x = place_images(x, input_ids, image_features);
     for (int64_t i = 0; i < config().num_hidden_layers; ++i) {
       if (hooks) hooks->before_layer(i);
       LayerOutput out = run_layer(i, x, ctx);
@@ -137,7 +184,13 @@ struct CausalLM::Impl {
     if (!config().is_qwen3_5()) return reader;
     const int64_t skipped =
         reader.map_prefix("model.language_model.", "model.", {"model.visual.", "mtp."});
-    if (skipped > 0) {
+    if (skipped > 0 && vision) {
+      const auto visual = static_cast<int64_t>(vision->table().specs().size());
+      if (skipped > visual) {
+        log_note(dir + ": skipped " + std::to_string(skipped - visual) +
+                 " tensors of mtp.* (the MTP head; verlpp does not run it)");
+      }
+    } else if (skipped > 0) {
       log_note(dir + ": skipped " + std::to_string(skipped) +
                " tensors of model.visual.* and mtp.* (the vision tower and MTP head; verlpp runs "
                "the text model)");
@@ -160,8 +213,17 @@ std::shared_ptr<CausalLM::Impl> empty_impl(const ModelConfig& config) {
 }  // namespace
 
 CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
-                                   const at::Device& device) {
+                                   const at::Device& device, bool with_vision) {
   auto impl = empty_impl(load_model_config(dir));
+  if (with_vision) {
+    if (!impl->config().vision) {
+      throw Error(dir +
+                  ": a vision tower was asked for, but config.json has no vision_config (a "
+                  "Qwen3.5 vision-language checkpoint has one)");
+    }
+    impl->vision = std::make_unique<Qwen3_5Vision>(*impl->config().vision);
+    impl->vision->load(CheckpointReader(dir), dtype, device);
+  }
   impl->decoder->weights().load(impl->open(dir), dtype, device,
                                 architecture_class(impl->config().architecture));
   impl->inv_freq = impl->inv_freq.to(device);
@@ -182,22 +244,18 @@ at::Device CausalLM::device() const { return impl_->decoder->embed_tokens.device
 
 std::vector<std::pair<std::string, at::Tensor>> CausalLM::named_parameters() const {
   std::vector<std::pair<std::string, at::Tensor>> out;
-  for (const WeightSpec& spec : impl_->decoder->weights().specs()) {
-    out.emplace_back(spec.name, *spec.tensor);
-  }
+  for (const WeightSpec* spec : impl_->specs()) out.emplace_back(spec->name, *spec->tensor);
   return out;
 }
 
 std::vector<int64_t> CausalLM::parameter_layers() const {
   std::vector<int64_t> out;
-  for (const WeightSpec& spec : impl_->decoder->weights().specs()) out.push_back(spec.layer);
+  for (const WeightSpec* spec : impl_->specs()) out.push_back(spec->layer);
   return out;
 }
 
 void CausalLM::set_requires_grad(bool requires_grad) {
-  for (const WeightSpec& spec : impl_->decoder->weights().specs()) {
-    spec.tensor->requires_grad_(requires_grad);
-  }
+  for (const WeightSpec* spec : impl_->specs()) spec->tensor->requires_grad_(requires_grad);
 }
 
 void CausalLM::set_gradient_checkpointing(bool enabled) { impl_->checkpointing = enabled; }
@@ -207,9 +265,9 @@ void CausalLM::set_layer_hooks(std::shared_ptr<LayerHooks> hooks) {
 }
 
 void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
-  for (const WeightSpec& spec : impl_->decoder->weights().specs()) {
-    const bool grad = spec.tensor->requires_grad();
-    *spec.tensor = spec.tensor->detach().to(device, dtype).requires_grad_(grad);
+  for (const WeightSpec* spec : impl_->specs()) {
+    const bool grad = spec->tensor->requires_grad();
+    *spec->tensor = spec->tensor->detach().to(device, dtype).requires_grad_(grad);
   }
   impl_->inv_freq = impl_->inv_freq.to(device);
 }
@@ -238,6 +296,27 @@ at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tenso
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits);
+}
+
+bool CausalLM::has_vision() const { return impl_->vision != nullptr; }
+
+at::Tensor CausalLM::forward_packed_images(const at::Tensor& input_ids,
+                                           const at::Tensor& position_ids,
+                                           const at::Tensor& cu_seqlens, const ImageInputs& images,
+                                           std::vector<at::Tensor>* router_logits) const {
+  impl_->check_image_inputs("forward_packed_images", input_ids, position_ids);
+  const at::Device dev = device();
+  LayerContext ctx;
+  ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
+  if (ctx.layout.starts.empty() ||
+      ctx.layout.starts.back() + ctx.layout.lengths.back() != input_ids.size(0)) {
+    throw Error(fmt::format("forward_packed_images: cu_seqlens does not end at the {} tokens",
+                            input_ids.size(0)));
+  }
+  ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
+  impl_->add_delta_rule_layout(ctx, input_ids.size(0));
+  const at::Tensor features = impl_->vision->forward(images.pixel_values, images.grids);
+  return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits, features);
 }
 
 at::Tensor CausalLM::forward_padded(const at::Tensor& input_ids, const at::Tensor& attention_mask,
@@ -272,8 +351,9 @@ bool CausalLM::decode_capturable() const { return impl_->decoder->decode_captura
 
 at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                              const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
-                             GenerationStateView& state) const {
-  if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes()) {
+                             GenerationStateView& state, const ImageInputs* images) const {
+  if (images != nullptr) impl_->check_image_inputs("prefill", input_ids, position_ids);
+  if (images == nullptr && (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes())) {
     throw Error(
         fmt::format("prefill: input_ids and position_ids must both be [tokens], got {} and {}",
                     shape_string(input_ids.sizes()), shape_string(position_ids.sizes())));
@@ -303,19 +383,21 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
                             input_ids.size(0)));
   }
   return prefill(input_ids, position_ids, cu_seqlens, at::tensor(rows, at::kLong),
-                 at::tensor(slots, at::kLong), state);
+                 at::tensor(slots, at::kLong), state, images);
 }
 
 at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                              const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
-                             const at::Tensor& state_slots, GenerationStateView& state) const {
+                             const at::Tensor& state_slots, GenerationStateView& state,
+                             const ImageInputs* images) const {
   const at::Device dev = device();
   LayerContext ctx;
   ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
   const auto S = static_cast<int64_t>(ctx.layout.lengths.size());
-  if (input_ids.dim() != 1 || position_ids.sizes() != input_ids.sizes() ||
-      cache_rows.sizes() != input_ids.sizes() || state_slots.dim() != 1 ||
-      state_slots.size(0) != S || S == 0 ||
+  if (images != nullptr) impl_->check_image_inputs("prefill", input_ids, position_ids);
+  const bool positions_ok = images != nullptr || position_ids.sizes() == input_ids.sizes();
+  if (input_ids.dim() != 1 || !positions_ok || cache_rows.sizes() != input_ids.sizes() ||
+      state_slots.dim() != 1 || state_slots.size(0) != S || S == 0 ||
       ctx.layout.starts.back() + ctx.layout.lengths.back() != input_ids.size(0)) {
     throw Error(fmt::format(
         "prefill: input_ids, position_ids and cache_rows must be [tokens] (where cu_seqlens "
@@ -325,10 +407,13 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   }
   ctx.state = &state;
   ctx.cache_rows = cache_rows.to(dev, at::kLong);
-  ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
+  ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
   ctx.sequence_slots = state_slots.to(dev, at::kLong);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
-  return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr);
+  const at::Tensor features = images != nullptr
+                                  ? impl_->vision->forward(images->pixel_values, images->grids)
+                                  : at::Tensor();
+  return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr, features);
 }
 
 at::Tensor CausalLM::decode(const at::Tensor& input_ids, const at::Tensor& position_ids,

@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,13 +18,24 @@
 
 namespace verlpp::model {
 
+// The images of a vision-language forward: pixel_values [patches, C T P P] (data/image_processor.h)
+// and one (t, h, w) grid per image, in order of appearance in the token ids.
+struct ImageInputs {
+  at::Tensor pixel_values;
+  std::vector<std::array<int64_t, 3>> grids;
+};
+
 class CausalLM {
  public:
   // Reads DIR/config.json and the safetensors weights (single or sharded; experts fused or per
   // expert), casting them to `dtype` on `device`. Throws verlpp::Error for an unsupported config,
   // a missing tensor, or a tensor whose shape differs from the config's (both named).
+  // with_vision: a Qwen3.5 vision-language checkpoint's vision tower (model.visual.*) is read
+  // too, its parameters listed after the text model's in named_parameters(), and
+  // forward_packed_images becomes available; throws verlpp::Error when config.json has no
+  // vision_config. Without it the tower is skipped (the text model alone).
   static CausalLM from_pretrained(const std::string& dir, at::ScalarType dtype,
-                                  const at::Device& device);
+                                  const at::Device& device, bool with_vision = false);
   // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
   // weights 1, biases 0, drawn on `device` from a generator seeded with `seed` (weight_table.h),
   // then cast to `dtype`.
@@ -64,6 +76,16 @@ class CausalLM {
   at::Tensor forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,
                             const at::Tensor& cu_seqlens,
                             std::vector<at::Tensor>* router_logits = nullptr) const;
+  // Packed forward of sequences holding images (Qwen3.5 vision-language, from_pretrained with
+  // with_vision): as forward_packed, with position_ids [3, T] int64, the M-RoPE streams
+  // (mrope_positions.h), and the images' features (the vision tower on pixel_values
+  // [patches, C T P P] with one (t, h, w) grid per image, in order of appearance) placed at the
+  // image pad tokens in order. Throws verlpp::Error without a vision tower, on mismatched shapes,
+  // or when the pad tokens and the features differ in number.
+  at::Tensor forward_packed_images(const at::Tensor& input_ids, const at::Tensor& position_ids,
+                                   const at::Tensor& cu_seqlens, const ImageInputs& images,
+                                   std::vector<at::Tensor>* router_logits = nullptr) const;
+  bool has_vision() const;
   // Padded forward. input_ids, attention_mask: [B, L] (mask nonzero = real token; any padding
   // side). position_ids [B, L] int64, or undefined for cumsum(mask) - 1 (0 at padding), as
   // transformers/verl compute them. Returns [B, L, hidden_size]; rows at padding are meaningless
@@ -80,16 +102,20 @@ class CausalLM {
   // in `state` (sequence s at slot slots[s], entries [0, length_s)). Inputs as forward_packed;
   // slots: one per sequence. Returns [T, hidden_size]. Throws verlpp::Error on mismatched shapes
   // or a sequence that does not fit its slot. Not differentiable (the rollout runs without grad).
+  // With `images` (a model with a vision tower): position_ids [3, T] and the images' features at
+  // the image pad tokens, as forward_packed_images; decode steps then continue every stream at
+  // (index + rope_delta), one position per token (mrope_positions.h).
   at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                      const at::Tensor& cu_seqlens, const std::vector<int64_t>& slots,
-                     GenerationStateView& state) const;
+                     GenerationStateView& state, const ImageInputs* images = nullptr) const;
   // The same with the storage given row by row (a paged cache, rollout/kv_cache_manager.h): token
   // t's keys and values go to row cache_rows[t] of every attention layer, sequence s's conv window
   // and recurrent state to slot state_slots[s]. cache_rows [T], state_slots [S] int64. Throws
   // verlpp::Error on mismatched shapes.
   at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                      const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
-                     const at::Tensor& state_slots, GenerationStateView& state) const;
+                     const at::Tensor& state_slots, GenerationStateView& state,
+                     const ImageInputs* images = nullptr) const;
   // One decode step: token n (input_ids, position_ids [N] int64 on the model's device) is stored at
   // cache entry view.lengths[n] - 1 of its slot and attends to entries [0, view.lengths[n]).
   // Returns [N, hidden_size]. Throws verlpp::Error on mismatched shapes.

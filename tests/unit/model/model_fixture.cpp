@@ -143,4 +143,23 @@ double relative_diff(const at::Tensor& a, const at::Tensor& b) {
   return (a.to(at::kCPU, at::kDouble) - bd).norm().item<double>() / bd.norm().item<double>();
 }
 
+GenerationStorage allocate_generation_state(const CausalLM& m, int64_t slots, int64_t capacity) {
+  GenerationStorage s;
+  s.view.slots = slots;
+  s.view.capacity = capacity;
+  for (const LayerStateSpec& spec : m.generation_state()) {
+    if (spec.kind == LayerStateKind::linear_attention) {
+      s.view.layers.emplace_back();
+      s.view.recurrent.push_back(
+          {at::zeros({slots, spec.conv_dim, spec.conv_window}),
+           at::zeros({slots, spec.value_heads, spec.key_head_dim, spec.value_head_dim})});
+    } else {
+      s.view.layers.push_back({at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}),
+                               at::zeros({slots * capacity, spec.kv_heads, spec.head_dim})});
+      s.view.recurrent.emplace_back();
+    }
+  }
+  return s;
+}
+
 }  // namespace verlpp::model::testing

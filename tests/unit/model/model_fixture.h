@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace verlpp::model {
-class CausalLM;
-}
+#include "verlpp/model/causal_lm.h"
 
 namespace verlpp::model::testing {
 
@@ -57,5 +55,12 @@ void expect_same_gradients(const CausalLM& a, const CausalLM& b, double toleranc
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b);
 // ||a - b|| / ||b||
 double relative_diff(const at::Tensor& a, const at::Tensor& b);
+
+// Zeros of every layer's generation state (KV rows, conv windows, recurrent states) for `slots`
+// sequences of up to `capacity` tokens, as the rollout's KVCache allocates them.
+struct GenerationStorage {
+  GenerationStateView view;
+};
+GenerationStorage allocate_generation_state(const CausalLM& m, int64_t slots, int64_t capacity);
 
 }  // namespace verlpp::model::testing

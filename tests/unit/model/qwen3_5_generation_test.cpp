@@ -11,6 +11,7 @@
 
 #include <numeric>
 
+#include "model_fixture.h"
 #include "verlpp/core/generator.h"
 #include "verlpp/model/causal_lm.h"
 
@@ -44,31 +45,6 @@ ModelConfig tiny(bool moe) {
   return c;
 }
 
-// Zeros of every layer's state, as the rollout's KVCache allocates them.
-struct State {
-  std::vector<at::Tensor> storage;
-  GenerationStateView view;
-};
-
-State allocate(const CausalLM& m, int64_t slots, int64_t capacity) {
-  State s;
-  s.view.slots = slots;
-  s.view.capacity = capacity;
-  for (const LayerStateSpec& spec : m.generation_state()) {
-    if (spec.kind == LayerStateKind::linear_attention) {
-      s.view.layers.emplace_back();
-      s.view.recurrent.push_back(
-          {at::zeros({slots, spec.conv_dim, spec.conv_window}),
-           at::zeros({slots, spec.value_heads, spec.key_head_dim, spec.value_head_dim})});
-    } else {
-      s.view.layers.push_back({at::zeros({slots * capacity, spec.kv_heads, spec.head_dim}),
-                               at::zeros({slots * capacity, spec.kv_heads, spec.head_dim})});
-      s.view.recurrent.emplace_back();
-    }
-  }
-  return s;
-}
-
 class Qwen3_5Decode : public ::testing::TestWithParam<bool> {};
 
 TEST_P(Qwen3_5Decode, PrefillThenDecodeEqualsFullForward) {
@@ -88,7 +64,7 @@ TEST_P(Qwen3_5Decode, PrefillThenDecodeEqualsFullForward) {
     pos.push_back(at::arange(prompt[s], at::kLong));
     cu.push_back(cu.back() + prompt[s]);
   }
-  State state = allocate(m, 3, 80);
+  testing::GenerationStorage state = testing::allocate_generation_state(m, 3, 80);
   m.prefill(at::cat(ids), at::cat(pos), at::tensor(cu, at::kLong), slots, state.view);
 
   std::vector<int64_t> lengths(prompt);
