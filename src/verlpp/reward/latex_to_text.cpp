@@ -6,6 +6,8 @@
 namespace verlpp::reward {
 namespace {
 
+constexpr int kMaxDepth = 500;
+
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -135,18 +137,25 @@ const std::set<std::string, std::less<>>& one_argument() {
   return names;
 }
 
+struct TooDeep {};
+
 class Converter {
  public:
   explicit Converter(std::string_view s) : s_(s) {}
 
-  // Text up to the end, or up to the "}" closing the current group when `in_group`.
+  // Text up to the end, or up to the "}" closing the current group when `in_group`. Throws
+  // TooDeep past kMaxDepth nested groups (Python's recursion limit stops pylatexenc there).
   std::string nodes(bool in_group) {
+    if (++depth_ > kMaxDepth) throw TooDeep{};
     std::string out;
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == '}') {
         ++pos_;
-        if (in_group) return out;
+        if (in_group) {
+          --depth_;
+          return out;
+        }
       } else if (c == '{') {
         ++pos_;
         out += nodes(true);
@@ -156,6 +165,7 @@ class Converter {
         out += special();
       }
     }
+    --depth_;
     return out;
   }
 
@@ -236,10 +246,17 @@ class Converter {
 
   std::string_view s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
 
-std::string latex_to_text(std::string_view latex) { return Converter(latex).nodes(false); }
+std::optional<std::string> latex_to_text(std::string_view latex) {
+  try {
+    return Converter(latex).nodes(false);
+  } catch (const TooDeep&) {
+    return std::nullopt;
+  }
+}
 
 }  // namespace verlpp::reward

@@ -18,11 +18,14 @@
 // bold and script letter forms of \mathbf and \mathcal are not reproduced (plain letters).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace verlpp::reward {
 
-std::string latex_to_text(std::string_view latex);
+// nullopt past 500 nested groups (where pylatexenc would hit Python's recursion limit and the
+// grader keeps the expression as it was).
+std::optional<std::string> latex_to_text(std::string_view latex);
 
 }  // namespace verlpp::reward

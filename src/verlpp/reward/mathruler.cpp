@@ -64,16 +64,100 @@ bool str_is_int(const std::string& x) {
   return value && float_is_int(*value);
 }
 
-bool is_frac(const std::string& expr) {
-  static const std::regex frac(R"(^-?[0-9]+.?/0*[1-9][0-9]*.?$)");
-  return std::regex_search(expr, frac);
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// s = D x?: D a run of digits (holding a nonzero one when `nonzero`), x one code point that is
+// not a newline (the "[0-9]+.?" and "0*[1-9][0-9]*.?" of is_frac).
+bool digits_then_optional_char(std::string_view s, bool nonzero) {
+  const auto ok = [&](std::string_view d) {
+    if (d.empty()) return false;
+    for (char ch : d) {
+      if (!is_digit(ch)) return false;
+    }
+    return !nonzero || d.find_first_not_of('0') != std::string_view::npos;
+  };
+  if (ok(s)) return true;
+  if (s.empty()) return false;
+  std::size_t last = s.size() - 1;
+  while (last > 0 && (static_cast<unsigned char>(s[last]) & 0xC0) == 0x80) --last;
+  return s[last] != '\n' && ok(s.substr(0, last));
 }
 
-std::string parse_latex(std::string expr) {
-  expr = replace_all(expr, "\\tfrac", "\\frac");
+// re.search(r"^-?[0-9]+.?/0*[1-9][0-9]*.?$", expr) by hand, trying every slash ("." may itself be
+// a slash; "$" also matches before a final newline). std::regex recurses once per character,
+// which long answers would turn into a stack overflow.
+bool is_frac(const std::string& expr) {
+  const std::string_view e = expr;
+  for (std::size_t p = e.find('/'); p != std::string_view::npos; p = e.find('/', p + 1)) {
+    std::string_view left = e.substr(0, p), right = e.substr(p + 1);
+    if (!left.empty() && left[0] == '-') left.remove_prefix(1);
+    if (!digits_then_optional_char(left, false)) continue;
+    if (digits_then_optional_char(right, true)) return true;
+    if (!right.empty() && right.back() == '\n') {
+      right.remove_suffix(1);
+      if (digits_then_optional_char(right, true)) return true;
+    }
+  }
+  return false;
+}
+
+// re.sub(r"- *", "-", s): spaces after every minus sign removed.
+std::string join_minus(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '-') {
+      while (i + 1 < s.size() && s[i + 1] == ' ') ++i;
+    }
+  }
+  return out;
+}
+
+// re.sub(r"([0-9]) +([0-9])", r"\1+\2", s): a digit, spaces and a digit become digit+digit,
+// scanning left to right without overlaps (the second digit is consumed by its match).
+std::string join_mixed_numbers(const std::string& s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (is_digit(s[i]) && i + 1 < s.size() && s[i + 1] == ' ') {
+      std::size_t j = i + 1;
+      while (j < s.size() && s[j] == ' ') ++j;
+      if (j < s.size() && is_digit(s[j])) {
+        out += s[i];
+        out += '+';
+        out += s[j];
+        i = j + 1;
+        continue;
+      }
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
+// re.sub(r",\\! *", "", s): every ",\!" with the spaces after it removed.
+std::string drop_thin_space_commas(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.compare(i, 3, ",\\!") == 0) {
+      i += 3;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
+// _parse_latex; on an expression pylatexenc would fail on, the expression unchanged (the grader
+// catches the exception).
+std::string parse_latex(const std::string& original) {
+  std::string expr = replace_all(original, "\\tfrac", "\\frac");
   expr = replace_all(expr, "\\dfrac", "\\frac");
   expr = replace_all(expr, "\\frac", " \\frac");
-  expr = latex_to_text(expr);
+  const auto text = latex_to_text(expr);
+  if (!text) return original;
+  expr = *text;
   for (const auto& [from, to] : std::array<std::pair<std::string_view, std::string_view>, 6>{
            {{"√", "sqrt"}, {"π", "pi"}, {"∞", "inf"}, {"∪", "U"}, {"·", "*"}, {"×", "*"}}}) {
     expr = replace_all(expr, from, to);
@@ -207,16 +291,13 @@ std::string normalize(std::string_view input) {
   if (!expr.empty() && expr.front() == '{' && expr.back() == '}') {
     expr = expr.substr(1, expr.size() - 2);
   }
-  static const std::regex thin_space_comma(R"(,\\! *)");
-  expr = std::regex_replace(expr, thin_space_comma, "");
+  expr = drop_thin_space_commas(expr);
   if (const auto value = python_float(expr); value && float_is_int(*value)) {
     expr = integer_string(std::nearbyint(*value));
   }
   if (contains(expr, "\\")) expr = parse_latex(expr);
-  static const std::regex minus_space("- *");
-  static const std::regex mixed_number("([0-9]) +([0-9])");
-  expr = std::regex_replace(expr, minus_space, "-");
-  expr = std::regex_replace(expr, mixed_number, "$1+$2");
+  expr = join_minus(expr);
+  expr = join_mixed_numbers(expr);
   expr = replace_all(expr, " ", "");
   expr = replace_all(expr, "{", "");
   expr = replace_all(expr, "}", "");

@@ -20,6 +20,9 @@ namespace {
 struct ParseFailed {};
 
 constexpr int kAssignments = 3;
+// CPython's parser refuses more than 200 nested parentheses (a SyntaxError: not equal); chained
+// unary signs share the count, so that no input recurses deeper than this.
+constexpr int kMaxDepth = 200;
 constexpr double kRelativeTolerance = 1e-9;
 
 // The names sympy's parse_expr keeps whole (sympy.abc's Greek letters become one symbol each).
@@ -219,9 +222,12 @@ class Evaluator {
   }
 
   double unary() {
-    if (at_op("-")) return ++pos_, -unary();
-    if (at_op("+")) return ++pos_, unary();
-    return power();
+    if (!at_op("-") && !at_op("+")) return power();
+    const Depth guard(depth_);
+    const bool minus = peek().text == "-";
+    ++pos_;
+    const double value = unary();
+    return minus ? -value : value;
   }
 
   double power() {
@@ -241,6 +247,7 @@ class Evaluator {
   }
 
   double parenthesised() {
+    const Depth guard(depth_);
     if (!at_op("(")) throw ParseFailed{};
     ++pos_;
     const double value = sum();
@@ -267,10 +274,20 @@ class Evaluator {
     return symbol_value(token.text, assignment_);
   }
 
+  // Counts one level of nesting for its lifetime; deeper than kMaxDepth fails the parse.
+  struct Depth {
+    explicit Depth(int& depth) : depth_(depth) {
+      if (++depth_ > kMaxDepth) throw ParseFailed{};
+    }
+    ~Depth() { --depth_; }
+    int& depth_;
+  };
+
   const std::vector<Token>& tokens_;
   int assignment_;
   std::size_t pos_ = 0;
   double scale_ = 0.0;
+  int depth_ = 0;
 };
 
 bool has_symbols(const std::vector<Token>& tokens) {

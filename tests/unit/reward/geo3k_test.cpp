@@ -139,6 +139,26 @@ TEST(Mathruler, GradeAnswerNotEquivalent) {
   EXPECT_FALSE(grade_answer("", "5"));
 }
 
+TEST(Mathruler, HostileAnswersNeitherCrashNorHang) {
+  // Nesting beyond CPython's parser (200 parentheses) and pylatexenc's recursion: not equal, no
+  // stack overflow; a 200,000-digit answer goes through every step.
+  const std::string parens = std::string(100000, '(') + "1" + std::string(100000, ')');
+  EXPECT_FALSE(sympy_equal(parens, "1"));
+  EXPECT_FALSE(sympy_equal(std::string(100000, '-') + "1", "1"));
+  EXPECT_EQ(latex_to_text(std::string(100000, '{') + "x"), std::nullopt);
+  EXPECT_FALSE(grade_answer("\\frac" + std::string(100000, '{') + "1", "1"));
+  EXPECT_FALSE(grade_answer(std::string(200000, '1'), "1"));
+  EXPECT_TRUE(grade_answer(std::string(190, '(') + "2" + std::string(190, ')') + "x", "2x"));
+}
+
+TEST(Mathruler, FractionRuleTriesEverySlash) {
+  // "1//2": the pattern's "." takes the first slash, so both sides count as fractions and are
+  // compared as strings (not equal to "1/2"); "2/4" and "1/2" likewise stay apart.
+  EXPECT_FALSE(grade_answer("1//2", "1/2"));
+  EXPECT_FALSE(grade_answer("2/4", "1/2"));
+  EXPECT_TRUE(grade_answer("\\frac{2}{4}", "\\frac{2}{4}"));
+}
+
 TEST(Geo3k, FormatReward) {
   EXPECT_EQ(geo3k_format_reward("<think>reasoning</think> The answer is \\boxed{5}"), 1.0);
   EXPECT_EQ(geo3k_format_reward("<think>\nmulti\nline</think>\n\\boxed{\n3\n}\n"), 1.0);
