@@ -1,5 +1,6 @@
 // `verlpp reward`: score one response read from standard input and print why it got its reward.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -53,13 +54,19 @@ Command add_reward_command(CLI::App& app) {
             const reward::Scorer scorer(options->scorer);
             const std::string response{std::istreambuf_iterator<char>(std::cin),
                                        std::istreambuf_iterator<char>()};
+            if (std::cin.bad() || std::ferror(stdin)) {
+              throw Error("reward: cannot read the response from standard input");
+            }
             const auto result =
                 scorer(options->data_source, response, options->ground_truth, extra_info);
             nlohmann::ordered_json out;
             out["score"] = result.score;
             out["extracted"] = result.extracted ? nlohmann::ordered_json(*result.extracted)
                                                 : nlohmann::ordered_json(nullptr);
-            std::cout << out.dump() << "\n";
+            // Invalid UTF-8 in the response reaches `extracted`: written as U+FFFD, as Python's
+            // decoding would show it, rather than failing the dump.
+            std::cout << out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                      << "\n";
             return 0;
           }};
 }

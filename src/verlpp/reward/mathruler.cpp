@@ -17,6 +17,8 @@
 namespace verlpp::reward {
 namespace {
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 constexpr std::array<std::string_view, 16> kUnits = {
     "degree", "cm",   "centimeter", "meter", "mile", "second", "minute", "hour",
     "day",    "week", "month",      "year",  "foot", "feet",   "inch",   "yard"};
@@ -32,13 +34,6 @@ std::optional<std::string> enclosing_text(std::string_view s) {
     if (s[i] == '}' && at_end) return std::string(s.substr(kOpen.size(), i - kOpen.size()));
   }
   return std::nullopt;
-}
-
-std::string_view strip_ascii_space(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 // str(int(x)) of a float holding an integer value (exact digits, "0" for -0.0).
@@ -63,8 +58,6 @@ bool str_is_int(const std::string& x) {
   const auto value = python_float(strip_properly_formatted_commas(x));
   return value && float_is_int(*value);
 }
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // s = D x?: D a run of digits (holding a nonzero one when `nonzero`), x one code point that is
 // not a newline (the "[0-9]+.?" and "0*[1-9][0-9]*.?" of is_frac).
@@ -162,19 +155,53 @@ std::string parse_latex(const std::string& original) {
            {{"√", "sqrt"}, {"π", "pi"}, {"∞", "inf"}, {"∪", "U"}, {"·", "*"}, {"×", "*"}}}) {
     expr = replace_all(expr, from, to);
   }
-  return std::string(strip_ascii_space(expr));
+  return std::string(strip_python_space(expr));
+}
+
+// re.sub(rf"{unit}(es)?(s)? *(\^[0-9]+)?", "", s) for one unit, by hand (std::regex recursed once
+// per space or digit and long runs overflowed the stack).
+std::string drop_unit(const std::string& s, std::string_view unit) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (s.compare(i, unit.size(), unit) != 0) {
+      out += s[i++];
+      continue;
+    }
+    std::size_t j = i + unit.size();
+    if (s.compare(j, 2, "es") == 0) j += 2;
+    if (j < s.size() && s[j] == 's') ++j;
+    while (j < s.size() && s[j] == ' ') ++j;
+    if (j + 1 < s.size() && s[j] == '^' && is_digit(s[j + 1])) {
+      ++j;
+      while (j < s.size() && is_digit(s[j])) ++j;
+    }
+    i = j;
+  }
+  return out;
+}
+
+// re.sub(r"\^ *\\circ", "", s) by hand.
+std::string drop_circ(const std::string& s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '^') {
+      std::size_t j = i + 1;
+      while (j < s.size() && s[j] == ' ') ++j;
+      if (s.compare(j, 5, "\\circ") == 0) {
+        i = j + 5;
+        continue;
+      }
+    }
+    out += s[i++];
+  }
+  return out;
 }
 
 std::string drop_units(std::string expr) {
-  static const std::vector<std::regex> units = [] {
-    std::vector<std::regex> out;
-    for (const auto unit : kUnits)
-      out.emplace_back(std::string(unit) + R"((es)?(s)? *(\^[0-9]+)?)");
-    return out;
-  }();
-  static const std::regex circ(R"(\^ *\\circ)");
-  for (const auto& unit : units) expr = std::regex_replace(expr, unit, "");
-  return std::regex_replace(expr, circ, "");
+  for (const auto unit : kUnits) expr = drop_unit(expr, unit);
+  return drop_circ(expr);
 }
 
 std::string lower_ascii(std::string s) {
@@ -209,12 +236,23 @@ std::size_t count_unknown_letters(std::string expr) {
   return letters.size();
 }
 
+// re.search(r"\^[0-9]+\^", e) or re.search(r"\^[0-9][0-9]+", e): a power with two or more
+// digits, or a power of a power.
+bool has_bad_power(const std::string& e) {
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (e[i] != '^') continue;
+    std::size_t j = i + 1;
+    while (j < e.size() && is_digit(e[j])) ++j;
+    const std::size_t digits = j - i - 1;
+    if (digits >= 2 || (digits == 1 && j < e.size() && e[j] == '^')) return true;
+  }
+  return false;
+}
+
 bool should_allow_eval(const std::string& expr) {
-  static const std::regex repeated_power(R"(\^[0-9]+\^)");
-  static const std::regex long_power(R"(\^[0-9][0-9]+)");
   if (count_unknown_letters(expr) > 2) return false;
   if (contains(expr, "^{") || contains(expr, "^(")) return false;
-  return !std::regex_search(expr, repeated_power) && !std::regex_search(expr, long_power);
+  return !has_bad_power(expr);
 }
 
 bool are_equal_under_sympy(const std::string& ground_truth, const std::string& given) {
@@ -233,7 +271,7 @@ std::vector<std::string> split_tuple(std::string expr) {
   if (code_point_count(expr) > 2 && is_tuple_char(expr.front()) && is_tuple_char(expr.back()) &&
       !inner_has_tuple_char) {
     std::vector<std::string> elems;
-    for (const auto& elem : split(inner, ",")) elems.emplace_back(strip_ascii_space(elem));
+    for (const auto& elem : split(inner, ",")) elems.emplace_back(strip_python_space(elem));
     return elems;
   }
   return {expr};
@@ -264,14 +302,14 @@ std::string extract_boxed_content(std::string_view text) {
   for (std::size_t i = 0; i < content.size(); ++i) {
     if (content[i] == '{') ++depth;
     if (content[i] == '}') --depth;
-    if (depth == -1) return std::string(strip_ascii_space(content.substr(0, i)));
+    if (depth == -1) return std::string(strip_python_space(content.substr(0, i)));
   }
   return "None";
 }
 
 std::string normalize_answer(std::string_view answer) {
-  std::string stripped(strip_ascii_space(answer));
-  if (const auto text = enclosing_text(stripped)) stripped = strip_ascii_space(*text);
+  std::string stripped(strip_python_space(answer));
+  if (const auto text = enclosing_text(stripped)) stripped = strip_python_space(*text);
   return hendrycks_strip(stripped, StripVariant::kPrm800k).value_or(stripped);
 }
 

@@ -9,7 +9,8 @@
 //       is false; otherwise equal under sympy (sympy_equal.h), tried only when the difference has
 //       at most two distinct letters besides "sqrt"/"frac" and no "^{", "^(", "^n^" or "^nn".
 // Differences from Python: sympy.simplify is a numeric test (see sympy_equal.h); pylatexenc is
-// the subset in latex_to_text.h; str.lower() lowercases ASCII letters only.
+// the subset in latex_to_text.h; str.lower() lowercases ASCII letters only; float() reads ASCII
+// digits only.
 #pragma once
 
 #include <string>

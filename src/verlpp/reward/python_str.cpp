@@ -9,10 +9,17 @@ namespace {
 
 bool is_python_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-std::string_view trim_python_space(std::string_view text) {
-  while (!text.empty() && is_python_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_python_space(text.back())) text.remove_suffix(1);
-  return text;
+// The non-ASCII code points Python's str.isspace() accepts: U+0085, U+00A0, U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (UTF-8 encoded).
+bool is_unicode_space(std::string_view cp) {
+  static constexpr std::string_view kSpaces[] = {"\u0085", "\u00a0", "\u1680", "\u2000", "\u2001",
+                                                 "\u2002", "\u2003", "\u2004", "\u2005", "\u2006",
+                                                 "\u2007", "\u2008", "\u2009", "\u200a", "\u2028",
+                                                 "\u2029", "\u202f", "\u205f", "\u3000"};
+  for (std::string_view space : kSpaces) {
+    if (cp == space) return true;
+  }
+  return false;
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -65,10 +72,38 @@ bool contains(std::string_view text, std::string_view part) {
 }
 
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
-  std::size_t pos = 0;
-  while ((pos = text.find(from, pos)) != std::string::npos) {
-    text.replace(pos, from.size(), to);
-    pos += to.size();
+  std::size_t pos = text.find(from);
+  if (pos == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  for (; pos != std::string::npos; pos = text.find(from, start)) {
+    out.append(text, start, pos - start);
+    out.append(to);
+    start = pos + from.size();
+  }
+  out.append(text, start, std::string::npos);
+  return out;
+}
+
+std::string_view strip_python_space(std::string_view text) {
+  const auto leading = [](std::string_view s) -> std::size_t {
+    if (s.empty()) return 0;
+    const auto b0 = static_cast<unsigned char>(s[0]);
+    if (b0 < 0x80) return is_python_space(s[0]) || (b0 >= 0x1C && b0 <= 0x1F) ? 1 : 0;
+    const std::size_t n = char_len(s, 0);
+    return is_unicode_space(s.substr(0, n)) ? n : 0;
+  };
+  while (const std::size_t n = leading(text)) text.remove_prefix(n);
+  while (!text.empty()) {
+    std::size_t start = text.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    const std::string_view last = text.substr(start);
+    const auto b0 = static_cast<unsigned char>(last[0]);
+    const bool space = last.size() == 1 ? is_python_space(last[0]) || (b0 >= 0x1C && b0 <= 0x1F)
+                                        : is_unicode_space(last);
+    if (!space) break;
+    text.remove_suffix(last.size());
   }
   return text;
 }
@@ -100,7 +135,7 @@ std::size_t code_point_count(std::string_view text) {
 }
 
 std::optional<std::string> python_int(std::string_view text) {
-  text = trim_python_space(text);
+  text = strip_python_space(text);
   bool negative = false;
   if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
     negative = text[0] == '-';
@@ -117,7 +152,7 @@ std::optional<std::string> python_int(std::string_view text) {
 }
 
 std::optional<double> python_float(std::string_view text) {
-  text = trim_python_space(text);
+  text = strip_python_space(text);
   std::string cleaned;
   if (!drop_digit_underscores(text, cleaned)) return std::nullopt;
   std::string_view body = cleaned;

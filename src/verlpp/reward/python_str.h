@@ -15,6 +15,11 @@ bool contains(std::string_view text, std::string_view part);
 // str.replace(from, to) for a non-empty `from`: every non-overlapping occurrence, left to right.
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
+// str.strip(): leading and trailing whitespace as Python's str.isspace() defines it (ASCII
+// \t \n \v \f \r, space, \x1c-\x1f and the Unicode spaces U+0085, U+00A0, U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+std::string_view strip_python_space(std::string_view text);
+
 // str.split(sep) for a non-empty `sep` (so "a,,b" gives three parts and "" gives one).
 std::vector<std::string> split(std::string_view text, std::string_view sep);
 
@@ -24,7 +29,7 @@ std::size_t char_len(std::string_view text, std::size_t pos);
 // len(text) in Python: the number of code points.
 std::size_t code_point_count(std::string_view text);
 
-// str(int(text)) when Python's int() accepts `text` (surrounding whitespace, a sign, decimal
+// str(int(text)) when Python's int() accepts `text` (surrounding whitespace, a sign, ASCII decimal
 // digits with single underscores between them); nullopt otherwise.
 std::optional<std::string> python_int(std::string_view text);
 

@@ -149,6 +149,20 @@ TEST(Mathruler, HostileAnswersNeitherCrashNorHang) {
   EXPECT_FALSE(grade_answer("\\frac" + std::string(100000, '{') + "1", "1"));
   EXPECT_FALSE(grade_answer(std::string(200000, '1'), "1"));
   EXPECT_TRUE(grade_answer(std::string(190, '(') + "2" + std::string(190, ')') + "x", "2x"));
+  // Runs that std::regex recursed over once per character (break-test, 30 kB and up).
+  EXPECT_FALSE(grade_answer("2^" + std::string(50000, '9'), "x"));
+  EXPECT_TRUE(grade_answer("5cm^" + std::string(50000, '7'), "5"));
+  EXPECT_TRUE(grade_answer("5^" + std::string(50000, ' ') + "\\circ", "5"));
+  EXPECT_FALSE(grade_answer("5cm" + std::string(50000, ' ') + "x", "5"));
+  EXPECT_FALSE(grade_answer(std::string(1000000, '%'), "5"));  // linear, not quadratic, replaces
+}
+
+TEST(Mathruler, PythonWhitespaceIsUnicode) {
+  // str.strip() removes U+00A0 and U+3000 too.
+  EXPECT_TRUE(grade_answer("\\frac{1}{2}\u00a0", "\\frac{1}{2}"));
+  EXPECT_TRUE(grade_answer("\u3000\\frac{1}{2}", "\\frac{1}{2}"));
+  EXPECT_EQ(strip_python_space("\u2003 x\x1f\u205f"), "x");
+  EXPECT_EQ(python_float("\u00a012\u3000"), 12.0);
 }
 
 TEST(Mathruler, FractionRuleTriesEverySlash) {
