@@ -113,6 +113,18 @@ struct CausalLM::Impl {
     }
   }
 
+  // The packed layout of cu_seqlens, checked to end at the `tokens` tokens.
+  SequenceLayout packed_layout(const char* where, const at::Tensor& cu_seqlens,
+                               int64_t tokens) const {
+    SequenceLayout layout = SequenceLayout::packed(cu_seqlens, decoder->embed_tokens.device());
+    const int64_t end = layout.starts.empty() ? 0 : layout.starts.back() + layout.lengths.back();
+    if (layout.starts.empty() || end != tokens) {
+      throw Error(
+          fmt::format("{}: cu_seqlens ends at {} but there are {} tokens", where, end, tokens));
+    }
+    return layout;
+  }
+
   // The image features [n, hidden] at the n image pad tokens of `input_ids`, in order.
   at::Tensor place_images(const at::Tensor& x, const at::Tensor& input_ids,
                           const at::Tensor& features) const {
@@ -286,13 +298,7 @@ at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tenso
   }
   const at::Device dev = device();
   LayerContext ctx;
-  ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
-  if (ctx.layout.starts.empty() ||
-      ctx.layout.starts.back() + ctx.layout.lengths.back() != input_ids.size(0)) {
-    throw Error(fmt::format("forward_packed: cu_seqlens ends at {} but there are {} tokens",
-                            ctx.layout.starts.back() + ctx.layout.lengths.back(),
-                            input_ids.size(0)));
-  }
+  ctx.layout = impl_->packed_layout("forward_packed", cu_seqlens, input_ids.size(0));
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype());
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits);
@@ -307,12 +313,7 @@ at::Tensor CausalLM::forward_packed_images(const at::Tensor& input_ids,
   impl_->check_image_inputs("forward_packed_images", input_ids, position_ids);
   const at::Device dev = device();
   LayerContext ctx;
-  ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
-  if (ctx.layout.starts.empty() ||
-      ctx.layout.starts.back() + ctx.layout.lengths.back() != input_ids.size(0)) {
-    throw Error(fmt::format("forward_packed_images: cu_seqlens does not end at the {} tokens",
-                            input_ids.size(0)));
-  }
+  ctx.layout = impl_->packed_layout("forward_packed_images", cu_seqlens, input_ids.size(0));
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   const at::Tensor features = impl_->vision->forward(images.pixel_values, images.grids);

@@ -204,13 +204,6 @@ std::string drop_units(std::string expr) {
   return drop_circ(expr);
 }
 
-std::string lower_ascii(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
-
 // Python's str.isalpha on one code point, for ASCII, Latin-1/Latin Extended, Greek and Cyrillic
 // letters (other scripts count as not alphabetic).
 bool is_alpha(std::string_view cp) {

@@ -1,6 +1,5 @@
 #include "verlpp/reward/python_str.h"
 
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -36,12 +35,6 @@ bool drop_digit_underscores(std::string_view text, std::string& out) {
     }
   }
   return true;
-}
-
-std::string lower_ascii(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Python's float() grammar for finite decimals: digits with an optional "." and exponent.
@@ -83,6 +76,14 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
     start = pos + from.size();
   }
   out.append(text, start, std::string::npos);
+  return out;
+}
+
+std::string lower_ascii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
   return out;
 }
 

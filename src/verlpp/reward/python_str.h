@@ -20,6 +20,9 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
 // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
 std::string_view strip_python_space(std::string_view text);
 
+// `text` with A-Z lowered (str.lower() on ASCII; other code points are left as they are).
+std::string lower_ascii(std::string_view text);
+
 // str.split(sep) for a non-empty `sep` (so "a,,b" gives three parts and "" gives one).
 std::vector<std::string> split(std::string_view text, std::string_view sep);
 
