@@ -25,8 +25,9 @@ std::string keys_of(const Map& map) {
 }  // namespace
 
 void Batch::check_size(const std::string& key, std::int64_t rows) {
-  const bool replacing_only_field = tensors_.size() + non_tensors_.size() == 1 &&
-                                    (tensors_.count(key) > 0 || non_tensors_.count(key) > 0);
+  const bool replacing_only_field =
+      tensors_.size() + non_tensors_.size() + row_tensors_.size() == 1 &&
+      (tensors_.count(key) > 0 || non_tensors_.count(key) > 0 || row_tensors_.count(key) > 0);
   if (has_fields_ && !replacing_only_field && rows != size_) {
     throw Error(fmt::format("batch field '{}' has {} rows, the batch has {}", key, rows, size_));
   }
@@ -47,6 +48,16 @@ void Batch::set_non_tensor(const std::string& key, std::vector<nlohmann::json> v
   non_tensors_[key] = std::move(values);
 }
 
+void Batch::set_row_tensors(const std::string& key, std::vector<at::Tensor> values) {
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    if (!values[r].defined()) {
+      throw Error(fmt::format("batch per-row tensor '{}' is undefined at row {}", key, r));
+    }
+  }
+  check_size(key, static_cast<std::int64_t>(values.size()));
+  row_tensors_[key] = std::move(values);
+}
+
 const at::Tensor& Batch::tensor(const std::string& key) const {
   const auto it = tensors_.find(key);
   if (it == tensors_.end()) {
@@ -60,6 +71,15 @@ const std::vector<nlohmann::json>& Batch::non_tensor(const std::string& key) con
   if (it == non_tensors_.end()) {
     throw Error(
         fmt::format("batch has no non-tensor field '{}'; it has: {}", key, key_list(non_tensors_)));
+  }
+  return it->second;
+}
+
+const std::vector<at::Tensor>& Batch::row_tensors(const std::string& key) const {
+  const auto it = row_tensors_.find(key);
+  if (it == row_tensors_.end()) {
+    throw Error(
+        fmt::format("batch has no per-row tensor '{}'; it has: {}", key, key_list(row_tensors_)));
   }
   return it->second;
 }
@@ -82,6 +102,12 @@ Batch Batch::select(const std::vector<std::int64_t>& indices) const {
     picked.reserve(indices.size());
     for (const auto index : indices) picked.push_back(values[static_cast<std::size_t>(index)]);
     out.set_non_tensor(key, std::move(picked));
+  }
+  for (const auto& [key, values] : row_tensors_) {
+    std::vector<at::Tensor> picked;
+    picked.reserve(indices.size());
+    for (const auto index : indices) picked.push_back(values[static_cast<std::size_t>(index)]);
+    out.set_row_tensors(key, std::move(picked));
   }
   if (!out.has_fields_) out.size_ = static_cast<std::int64_t>(indices.size());
   return out;
@@ -127,11 +153,14 @@ Batch Batch::concat(const std::vector<Batch>& batches) {
   if (batches.empty()) return Batch{};
   const Batch& first = batches.front();
   for (std::size_t b = 1; b < batches.size(); ++b) {
-    if (keys_of(batches[b].tensors_) != keys_of(first.tensors_) ||
-        keys_of(batches[b].non_tensors_) != keys_of(first.non_tensors_)) {
-      throw Error(fmt::format("concat: batch {} has fields [{} | {}], batch 0 has [{} | {}]", b,
-                              key_list(batches[b].tensors_), key_list(batches[b].non_tensors_),
-                              key_list(first.tensors_), key_list(first.non_tensors_)));
+    const Batch& other = batches[b];
+    if (keys_of(other.tensors_) != keys_of(first.tensors_) ||
+        keys_of(other.non_tensors_) != keys_of(first.non_tensors_) ||
+        keys_of(other.row_tensors_) != keys_of(first.row_tensors_)) {
+      throw Error(fmt::format(
+          "concat: batch {} has fields [{} | {} | {}], batch 0 has [{} | {} | {}]", b,
+          key_list(other.tensors_), key_list(other.non_tensors_), key_list(other.row_tensors_),
+          key_list(first.tensors_), key_list(first.non_tensors_), key_list(first.row_tensors_)));
     }
   }
   Batch out;
@@ -148,6 +177,14 @@ Batch Batch::concat(const std::vector<Batch>& batches) {
       all.insert(all.end(), part.begin(), part.end());
     }
     out.set_non_tensor(key, std::move(all));
+  }
+  for (const auto& [key, values] : first.row_tensors_) {
+    std::vector<at::Tensor> all;
+    for (const auto& batch : batches) {
+      const auto& part = batch.row_tensors_.at(key);
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    out.set_row_tensors(key, std::move(all));
   }
   if (!out.has_fields_) {
     for (const auto& batch : batches) out.size_ += batch.size_;

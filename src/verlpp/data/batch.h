@@ -1,6 +1,8 @@
 // The batch container that flows through the trainer (verl/protocol.py DataProto): named tensors
 // whose first dimension is the batch, per-row non-tensor values (uid, data_source, ground truth,
-// raw chat, ...) and batch-level meta info.
+// raw chat, ...), per-row tensors of differing shapes (an image prompt's pixel_values and
+// image_grid_thw: verl keeps them in non_tensor_batch["multi_modal_inputs"], one dict of tensors
+// per row) and batch-level meta info.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -24,15 +26,23 @@ class Batch {
   // Adds or replaces a per-row value list (one JSON value per row); same size rule.
   void set_non_tensor(const std::string& key, std::vector<nlohmann::json> values);
 
+  // Adds or replaces a per-row tensor list: one tensor per row, shapes free (a row without images
+  // holds an empty [0, ...] tensor); same size rule. Throws verlpp::Error naming the key for an
+  // undefined tensor.
+  void set_row_tensors(const std::string& key, std::vector<at::Tensor> values);
+
   // Throw verlpp::Error naming the key and the keys that exist when `key` is absent.
   const at::Tensor& tensor(const std::string& key) const;
   const std::vector<nlohmann::json>& non_tensor(const std::string& key) const;
+  const std::vector<at::Tensor>& row_tensors(const std::string& key) const;
   bool has_tensor(const std::string& key) const { return tensors_.count(key) > 0; }
   bool has_non_tensor(const std::string& key) const { return non_tensors_.count(key) > 0; }
+  bool has_row_tensors(const std::string& key) const { return row_tensors_.count(key) > 0; }
   const std::map<std::string, at::Tensor>& tensors() const { return tensors_; }
   const std::map<std::string, std::vector<nlohmann::json>>& non_tensors() const {
     return non_tensors_;
   }
+  const std::map<std::string, std::vector<at::Tensor>>& row_tensors() const { return row_tensors_; }
 
   nlohmann::json meta_info = nlohmann::json::object();  // copied whole by every operation below
 
@@ -48,8 +58,9 @@ class Batch {
   std::vector<Batch> split(std::int64_t piece_size) const;
   // `chunks` equal pieces (DataProto.chunk); throws verlpp::Error unless size % chunks == 0.
   std::vector<Batch> chunk(std::int64_t chunks) const;
-  // Rows of all batches in order (DataProto.concat); every batch must have the same tensor and
-  // non-tensor keys (verlpp::Error naming the first difference). meta_info is the first batch's.
+  // Rows of all batches in order (DataProto.concat); every batch must have the same tensor,
+  // non-tensor and per-row tensor keys (verlpp::Error naming the first difference). meta_info is
+  // the first batch's.
   static Batch concat(const std::vector<Batch>& batches);
 
  private:
@@ -59,6 +70,7 @@ class Batch {
   bool has_fields_ = false;
   std::map<std::string, at::Tensor> tensors_;
   std::map<std::string, std::vector<nlohmann::json>> non_tensors_;
+  std::map<std::string, std::vector<at::Tensor>> row_tensors_;
 };
 
 }  // namespace verlpp::data

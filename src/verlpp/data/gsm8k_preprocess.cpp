@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "verlpp/core/error.h"
-#include "verlpp/data/parquet_io.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
@@ -85,14 +84,8 @@ std::vector<std::string> preprocess_gsm8k(const std::string& input_dir,
         throw Error(fmt::format("{}: {}", raw.origins[i].describe(), e.what()));
       }
     }
-    const std::string jsonl = (fs::path(output_dir) / (split + ".jsonl")).string();
-    write_jsonl(jsonl, rows);
-    written.push_back(jsonl);
-    if (parquet) {
-      const std::string file = (fs::path(output_dir) / (split + ".parquet")).string();
-      write_parquet_from_jsonl(jsonl, file);
-      written.push_back(file);
-    }
+    const auto files = write_split(output_dir, split, rows, parquet);
+    written.insert(written.end(), files.begin(), files.end());
   }
   return written;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -114,6 +115,17 @@ void write_jsonl(const std::string& path, const std::vector<Row>& rows) {
     for (const auto& row : rows) out << row.dump() << '\n';
     if (!out) throw Error(fmt::format("{}: write failed", path));
   });
+}
+
+std::vector<std::string> write_split(const std::string& output_dir, const std::string& split,
+                                     const std::vector<Row>& rows, bool parquet) {
+  const std::filesystem::path dir(output_dir);
+  const std::string jsonl = (dir / (split + ".jsonl")).string();
+  write_jsonl(jsonl, rows);
+  if (!parquet) return {jsonl};
+  const std::string file = (dir / (split + ".parquet")).string();
+  write_parquet_from_jsonl(jsonl, file);
+  return {jsonl, file};
 }
 
 }  // namespace verlpp::data

@@ -28,4 +28,10 @@ RowFile read_rows(const std::vector<std::string>& paths);
 // verlpp::Error when the file cannot be written.
 void write_jsonl(const std::string& path, const std::vector<Row>& rows);
 
+// A prepared split: OUTPUT_DIR/SPLIT.jsonl, and OUTPUT_DIR/SPLIT.parquet when `parquet` (a build
+// with Parquet support). Returns the files written; throws verlpp::Error as write_jsonl and
+// write_parquet_from_jsonl.
+std::vector<std::string> write_split(const std::string& output_dir, const std::string& split,
+                                     const std::vector<Row>& rows, bool parquet);
+
 }  // namespace verlpp::data

@@ -74,5 +74,41 @@ TEST(Batch, SelectAndErrors) {
   EXPECT_THROW(Batch::concat({batch, other}), Error);
 }
 
+// Ragged rows (an image prompt's patches): each row's own tensor follows its row through every
+// operation, the same tensor object (repeat_interleave shares it, so the n samples of a prompt
+// share its pixels).
+TEST(Batch, PerRowTensorsFollowTheirRows) {
+  Batch batch = three_rows();
+  std::vector<at::Tensor> pixels = {at::full({2, 4}, 1.0), at::zeros({0, 4}),
+                                    at::full({5, 4}, 3.0)};
+  batch.set_row_tensors("pixel_values", pixels);
+  EXPECT_THROW(batch.set_row_tensors("image_grid_thw", {at::zeros({1, 3})}), Error);
+  EXPECT_THROW(batch.set_row_tensors("image_grid_thw", {at::Tensor(), at::Tensor(), at::Tensor()}),
+               Error);
+
+  const Batch repeated = batch.repeat_interleave(2);
+  const auto& rows = repeated.row_tensors("pixel_values");
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_TRUE(rows[0].is_same(pixels[0]) && rows[1].is_same(pixels[0]));
+  EXPECT_EQ(rows[3].size(0), 0);
+  EXPECT_TRUE(rows[5].is_same(pixels[2]));
+
+  const auto pieces = repeated.split(4);
+  EXPECT_EQ(pieces[1].row_tensors("pixel_values").size(), 2u);
+  EXPECT_TRUE(pieces[1].row_tensors("pixel_values")[0].is_same(pixels[2]));
+  const Batch joined = Batch::concat(pieces);
+  for (std::size_t r = 0; r < 6; ++r)
+    EXPECT_TRUE(joined.row_tensors("pixel_values")[r].is_same(rows[r]));
+  EXPECT_TRUE(batch.select({2, 0}).row_tensors("pixel_values")[1].is_same(pixels[0]));
+
+  EXPECT_THROW(Batch::concat({batch, three_rows()}), Error);
+  try {
+    three_rows().row_tensors("pixel_values");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "batch has no per-row tensor 'pixel_values'; it has: (none)");
+  }
+}
+
 }  // namespace
 }  // namespace verlpp::data
