@@ -1,9 +1,14 @@
-// `verlpp data gsm8k`: write verl-schema GSM8K train/test files (JSONL, and Parquet where built).
+// `verlpp data gsm8k` and `verlpp data geo3k`: write verl-schema train/test files (JSONL, and
+// Parquet where built); geo3k from the public dataset's files or as a generated stand-in.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "verlpp/core/error.h"
+#include "verlpp/data/geo3k_preprocess.h"
+#include "verlpp/data/geo3k_standin.h"
 #include "verlpp/data/gsm8k_preprocess.h"
 #include "verlpp/data/parquet_io.h"
 
@@ -26,8 +31,49 @@ Command add_data_command(CLI::App& app) {
       ->required();
   gsm8k->add_option("--output", options->output, "directory to write")->required();
   gsm8k->add_flag("--no-parquet", options->no_parquet, "write JSONL only");
+  auto geo = std::make_shared<Options>();
+  auto standin = std::make_shared<data::Geo3kStandinOptions>();
+  auto kinds = std::make_shared<std::string>("count,angle,area");
+  CLI::App* geo3k = data->add_subcommand(
+      "geo3k",
+      "hiyouga/geometry3k (INPUT/{train,test}[-*].parquet or .jsonl with problem/answer/images) "
+      "-> verl-schema OUTPUT/{train,test}.jsonl with the images as files; or, with --standin, "
+      "generated diagrams in the same schema");
+  auto* geo_input = geo3k->add_option("--input", geo->input, "the public dataset's files");
+  geo3k->add_option("--output", geo->output, "directory to write")->required();
+  geo3k->add_flag("--no-parquet", geo->no_parquet, "write JSONL only");
+  auto draw = std::make_shared<bool>(false);
+  auto* geo_standin =
+      geo3k->add_flag("--standin", *draw, "draw a stand-in dataset instead (cairo)");
+  geo_input->excludes(geo_standin);
+  geo3k->add_option("--train-rows", standin->train_rows, "--standin: training rows")
+      ->default_val(64);
+  geo3k->add_option("--test-rows", standin->test_rows, "--standin: test rows")->default_val(16);
+  geo3k->add_option("--seed", standin->seed, "--standin: the drawing's seed")->default_val(0);
+  geo3k->add_option("--kinds", *kinds, "--standin: question kinds, of count, angle, area");
+  geo3k->add_option("--max-count", standin->max_count, "--standin: most circles to count")
+      ->default_val(5);
   return {
-      data, [options] {
+      data, [options, geo, standin, kinds, geo3k, draw] {
+        if (geo3k->parsed()) {
+          std::vector<std::string> files;
+          if (*draw) {
+            standin->kinds.clear();
+            for (std::size_t start = 0; start <= kinds->size();) {
+              const std::size_t comma = std::min(kinds->find(',', start), kinds->size());
+              standin->kinds.push_back(kinds->substr(start, comma - start));
+              start = comma + 1;
+            }
+            files = data::write_geo3k_standin(geo->output, *standin);
+          } else if (geo->input.empty()) {
+            throw Error("verlpp data geo3k: give --input DIR (the public dataset) or --standin");
+          } else {
+            files = data::preprocess_geo3k(geo->input, geo->output,
+                                           !geo->no_parquet && data::parquet_supported());
+          }
+          for (const auto& file : files) std::cout << "wrote " << file << "\n";
+          return 0;
+        }
         const bool parquet = !options->no_parquet && data::parquet_supported();
         for (const auto& file : data::preprocess_gsm8k(options->input, options->output, parquet)) {
           std::cout << "wrote " << file << "\n";

@@ -1,6 +1,8 @@
 // `verlpp model score` (log-likelihood of given responses), `verlpp model init` (a random-init
 // Hugging Face checkpoint) and `verlpp model export` (a training checkpoint's actor as an HF
 // folder).
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
 #include "verlpp/model/score.h"
+#include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/train_checkpoint.h"
 
@@ -64,7 +67,50 @@ struct InitOptions {
   std::string norm_topk_prob = "true";
   std::vector<std::string> layer_types;  // qwen3_5: one per layer
   int64_t full_attention_interval = 4;
+  model::VisionConfig vision;  // used when vision.depth > 0 (--vision-depth)
 };
+
+// The image tokens a vision-language checkpoint names, from its tokenizer (Qwen's strings).
+void vision_tokens(const std::string& tokenizer_dir, model::VisionConfig& v) {
+  if (tokenizer_dir.empty()) {
+    throw Error("--vision-depth needs --tokenizer: the image token ids come from the tokenizer");
+  }
+  const auto tok = tokenizer::Tokenizer::from_directory(tokenizer_dir);
+  const auto id = [&](const char* token) {
+    const auto found = tok.token_to_id(token);
+    if (!found) {
+      throw Error(
+          fmt::format("--tokenizer {}: no '{}' token (a Qwen vision-language tokenizer "
+                      "is needed for --vision-depth)",
+                      tokenizer_dir, token));
+    }
+    return static_cast<int64_t>(*found);
+  };
+  v.image_token_id = id("<|image_pad|>");
+  v.video_token_id = id("<|video_pad|>");
+  v.vision_start_token_id = id("<|vision_start|>");
+  v.vision_end_token_id = id("<|vision_end|>");
+}
+
+// A vision-language checkpoint (Qwen3.5's *ForConditionalGeneration layout): the tower of
+// --vision-*, the image tokens of the tokenizer, M-RoPE sections over the rotary frequencies in
+// Qwen3.5's proportions (t and h take the remainder first: 32 -> 11, 11, 10).
+void vision_fields(const InitOptions& o, model::ModelConfig& c) {
+  if (!c.is_qwen3_5()) throw Error("--vision-depth needs --arch qwen3_5 or qwen3_5_moe");
+  model::VisionConfig v = o.vision;
+  v.out_hidden_size = c.hidden_size;
+  vision_tokens(o.tokenizer, v);
+  const auto rotary =
+      static_cast<int64_t>(static_cast<double>(c.head_dim) * c.partial_rotary_factor);
+  const int64_t n = rotary / 2, base = n / 3, rest = n % 3;
+  nlohmann::json j = model::model_config_to_json(c);
+  j["rope_parameters"]["mrope_section"] = {base + (rest > 0), base + (rest > 1), base};
+  j["rope_parameters"]["mrope_interleaved"] = true;
+  c = model::parse_model_config(j, "verlpp model init");
+  c.vision = v;
+  c.vision_language = true;
+  c = model::parse_model_config(model::model_config_to_json(c), "verlpp model init");
+}
 
 // Qwen3.5's own fields: layer types, Gated DeltaNet heads (defaults: the attention shape) and
 // partial rotary, checked by the config parser (the errors a config.json would get).
@@ -138,6 +184,8 @@ int run_init(InitOptions o, const CLI::App& cmd) {
       throw Error("--layer-types and --linear-* need --arch qwen3_5 or qwen3_5_moe");
     }
   }
+  if (o.vision.depth < 0) throw Error("--vision-depth must be >= 0");
+  if (o.vision.depth > 0) vision_fields(o, c);
   const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
   lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
@@ -256,6 +304,19 @@ Command add_model_command(CLI::App& app) {
       ->default_val(0.02);
   i->add_option("--tokenizer", io->tokenizer, "directory whose tokenizer files are copied in");
   i->add_option("--max-shard-bytes", io->max_shard_bytes, "shard the weights (0: one file)");
+  io->vision.depth = 0;
+  i->add_option("--vision-depth", io->vision.depth,
+                "qwen3_5: a vision-language checkpoint with this many vision blocks (0: text only; "
+                "needs --tokenizer for the image tokens)");
+  i->add_option("--vision-hidden-size", io->vision.hidden_size)->default_val(32);
+  i->add_option("--vision-num-heads", io->vision.num_heads)->default_val(2);
+  i->add_option("--vision-intermediate-size", io->vision.intermediate_size)->default_val(64);
+  i->add_option("--vision-patch-size", io->vision.patch_size,
+                "pixels per patch side (Qwen3.5's processor: 16)")
+      ->default_val(16);
+  i->add_option("--vision-num-position-embeddings", io->vision.num_position_embeddings,
+                "the learned position table's entries, a square")
+      ->default_val(16);
 
   auto eo = std::make_shared<ExportOptions>();
   CLI::App* e = cmd->add_subcommand(

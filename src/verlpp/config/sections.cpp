@@ -69,6 +69,7 @@ DataConfig bind_data(const Section& s) {
   d.shuffle = s.boolean("shuffle");
   d.filter_overlong_prompts = s.boolean("filter_overlong_prompts");
   d.return_raw_chat = s.boolean("return_raw_chat");
+  if (s.has("image_key")) d.image_key = s.opt_string("image_key").value_or("");
   return d;
 }
 

@@ -20,6 +20,7 @@ struct DataConfig {
   std::optional<std::int64_t> val_batch_size, gen_batch_size, seed;
   std::int64_t train_max_samples = -1, val_max_samples = -1;
   bool shuffle = true, filter_overlong_prompts = false, return_raw_chat = true;
+  std::string image_key;  // the column of a row's images (data/row_images.h); empty when null
 };
 
 struct LoraConfig {

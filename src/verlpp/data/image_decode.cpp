@@ -13,6 +13,23 @@
 namespace verlpp::data {
 namespace {
 
+// Pillow's DecompressionBombError threshold: twice Image.MAX_IMAGE_PIXELS (89,478,485). Checked
+// from the header, before the pixels are allocated.
+constexpr std::uint64_t kMaxPixels = 2ULL * 89'478'485ULL;
+
+// Writes the error for an image of more than kMaxPixels pixels into `message`; false if so.
+bool within_pixel_limit(std::uint64_t width, std::uint64_t height, char* message,
+                        std::size_t size) {
+  if (width * height <= kMaxPixels) return true;
+  std::snprintf(message, size,
+                "%llu x %llu = %llu pixels, more than the %llu Pillow decodes (a decompression "
+                "bomb?)",
+                static_cast<unsigned long long>(width), static_cast<unsigned long long>(height),
+                static_cast<unsigned long long>(width * height),
+                static_cast<unsigned long long>(kMaxPixels));
+  return false;
+}
+
 // libpng and libjpeg report errors by longjmp: every function that calls them below sets its own
 // jump point and keeps only trivially destructible locals, and the message travels in this struct.
 struct CodecError {
@@ -71,6 +88,9 @@ bool png_read_layout(png_structp png, png_infop info, PngLayout* layout, CodecEr
   png_read_info(png, info);
   layout->width = png_get_image_width(png, info);
   layout->height = png_get_image_height(png, info);
+  if (!within_pixel_limit(layout->width, layout->height, error->message, sizeof(error->message))) {
+    return false;
+  }
   layout->color_type = png_get_color_type(png, info);
   layout->bit_depth = png_get_bit_depth(png, info);
   if (layout->bit_depth == 16 && (layout->color_type & PNG_COLOR_MASK_COLOR) == 0) {
@@ -155,6 +175,10 @@ bool jpeg_read_layout(jpeg_decompress_struct* cinfo, std::span<const std::uint8_
   if (setjmp(error->codec.jump)) return false;
   jpeg_mem_src(cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(cinfo, TRUE);
+  if (!within_pixel_limit(cinfo->image_width, cinfo->image_height, error->codec.message,
+                          sizeof(error->codec.message))) {
+    return false;
+  }
   if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
     std::snprintf(error->codec.message, sizeof(error->codec.message),
                   "CMYK JPEGs are not supported (convert the image to RGB)");

@@ -21,8 +21,9 @@ namespace verlpp::data {
 
 // Decodes `bytes` (PNG or JPEG, told apart by their signatures). Throws verlpp::Error naming
 // `where` (e.g. the file and row) for another format, a corrupt file, 16-bit grey PNGs and CMYK
-// JPEGs (Pillow gives those modes verl's pipeline does not handle the same way), or a build
-// without image support.
+// JPEGs (Pillow gives those modes verl's pipeline does not handle the same way), an image of more
+// than 2 x 89,478,485 pixels (Pillow's DecompressionBombError; refused from the header, before
+// any allocation), or a build without image support.
 RgbImage decode_image(std::span<const std::uint8_t> bytes, std::string_view where);
 
 // Whether this build decodes images.

@@ -63,6 +63,17 @@ at::Tensor to_tensor(const std::vector<std::vector<std::int64_t>>& rows, std::in
   return out;
 }
 
+std::int32_t image_pad_id(const tokenizer::Tokenizer& tokenizer, const ImageSettings& settings) {
+  const auto id = tokenizer.token_to_id(settings.image_pad_token);
+  if (!id) {
+    throw Error(fmt::format(
+        "the dataset has images (data.image_key={}) but the tokenizer has no '{}' token to place "
+        "them at (a Qwen vision-language tokenizer is needed)",
+        settings.image_key, settings.image_pad_token));
+  }
+  return *id;
+}
+
 }  // namespace
 
 RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Tokenizer& tokenizer)
@@ -86,21 +97,25 @@ RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Token
   }
   if (config.files.empty()) throw Error("data.train_files: no files given");
   RowFile file = read_rows(config.files);
+  bool images = false;
   for (std::size_t i = 0; i < file.rows.size(); ++i) {
     check_prompt(file.rows[i], config.prompt_key, file.origins[i]);
+    const auto refs = image_refs(file.rows[i], config.images.image_key, file.origins[i]);
+    if (refs.empty()) continue;
+    image_messages(file.rows[i][config.prompt_key], refs.size(), file.origins[i]);
+    images = true;
   }
+  if (images) image_pad_id_ = image_pad_id(tokenizer, config.images);
   for (const auto index : subset(static_cast<std::int64_t>(file.rows.size()), config)) {
     rows_.push_back(std::move(file.rows[static_cast<std::size_t>(index)]));
     origins_.push_back(std::move(file.origins[static_cast<std::size_t>(index)]));
   }
   if (config.filter_overlong_prompts) {
-    std::vector<std::string> texts;
-    for (std::int64_t i = 0; i < size(); ++i) texts.push_back(prompt_text(i));
-    const auto encoded = tokenizer.encode_batch(texts);
+    const std::vector<std::int64_t> lengths = prompt_lengths();
     std::vector<Row> kept_rows;
     std::vector<RowOrigin> kept_origins;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-      if (static_cast<std::int64_t>(encoded[i].size()) > config.max_prompt_length) continue;
+      if (lengths[i] > config.max_prompt_length) continue;
       kept_rows.push_back(std::move(rows_[i]));
       kept_origins.push_back(std::move(origins_[i]));
     }
@@ -116,35 +131,88 @@ RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Token
   }
 }
 
+Row RLHFDataset::messages(std::int64_t index) const {
+  const Row& messages = row(index)[config_.prompt_key];
+  const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
+  return refs.empty() ? messages : image_messages(messages, refs.size(), origin(index));
+}
+
 std::string RLHFDataset::prompt_text(std::int64_t index) const {
   tokenizer::ChatTemplateOptions options;
   options.add_generation_prompt = true;
   options.extra_context = config_.apply_chat_template_kwargs;
   try {
-    return tokenizer_.apply_chat_template(row(index)[config_.prompt_key], options);
+    return tokenizer_.apply_chat_template(messages(index), options);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", origin(index).describe(), e.what()));
   }
 }
 
-std::vector<std::int32_t> RLHFDataset::encode(std::int64_t index) const {
-  return tokenizer_.encode(prompt_text(index));
+std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
+  std::vector<std::string> texts;
+  for (std::int64_t i = 0; i < size(); ++i) texts.push_back(prompt_text(i));
+  const auto encoded = tokenizer_.encode_batch(texts);
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t i = 0; i < size(); ++i) {
+    auto length = static_cast<std::int64_t>(encoded[static_cast<std::size_t>(i)].size());
+    const auto refs = image_refs(row(i), config_.images.image_key, origin(i));
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      const RgbImage image = load_image(refs[k], origin(i), k);
+      length += image_token_count(image.width, image.height, config_.images) - 1;
+    }
+    lengths.push_back(length);
+  }
+  return lengths;
+}
+
+RLHFDataset::EncodedRow RLHFDataset::encode(std::int64_t index) const {
+  EncodedRow out;
+  out.ids = tokenizer_.encode(prompt_text(index));
+  const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
+  if (refs.empty()) return out;
+  std::vector<std::int64_t> counts;
+  for (std::size_t k = 0; k < refs.size(); ++k) {
+    const RgbImage image = load_image(refs[k], origin(index), k);
+    try {
+      out.images.push_back(prepare_image(image, config_.images));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} image {}: {}", origin(index).describe(), k, e.what()));
+    }
+    counts.push_back(out.images.back().tokens(config_.images.processor.merge_size));
+  }
+  out.ids = expand_image_pads(out.ids, image_pad_id_, counts, origin(index).describe());
+  return out;
 }
 
 Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
   std::vector<std::vector<std::int64_t>> input_ids, attention_mask, position_ids;
+  std::vector<at::Tensor> pixel_values, image_grid_thw;
   std::map<std::string, std::vector<nlohmann::json>> columns;
   for (std::size_t position = 0; position < indices.size(); ++position) {
     const std::int64_t index = indices[position];
     const Row& r = row(index);
     const std::string where = origin(index).describe();
-    const auto ids = encode(index);
+    const EncodedRow encoded = encode(index);
+    const auto& ids = encoded.ids;
+    if (!encoded.images.empty() &&
+        static_cast<std::int64_t>(ids.size()) > config_.max_prompt_length) {
+      throw Error(fmt::format(
+          "{}: the prompt with its images is {} tokens, longer than data.max_prompt_length={}; a "
+          "prompt with images is never truncated (drop such rows with "
+          "data.filter_overlong_prompts=true or raise max_prompt_length)",
+          where, ids.size(), config_.max_prompt_length));
+    }
+    if (has_images()) {
+      const RowImageTensors tensors = row_image_tensors(encoded.images, config_.images.processor);
+      pixel_values.push_back(tensors.pixel_values);
+      image_grid_thw.push_back(tensors.image_grid_thw);
+    }
     auto padded = left_pad(ids, config_.max_prompt_length, pad_id_, config_.truncation, where);
     input_ids.push_back(std::move(padded.input_ids));
     attention_mask.push_back(std::move(padded.attention_mask));
     position_ids.push_back(std::move(padded.position_ids));
     for (const auto& [key, value] : r.items()) {
-      if (key == config_.prompt_key) continue;
+      if (key == config_.prompt_key || key == config_.images.image_key) continue;
       auto& column = columns[key];
       column.resize(static_cast<std::size_t>(position));  // earlier rows without it: null
       column.push_back(value);
@@ -165,6 +233,10 @@ Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
   for (auto& [key, values] : columns) {
     values.resize(indices.size());  // later rows without the column: null, as in a table
     batch.set_non_tensor(key, std::move(values));
+  }
+  if (has_images()) {
+    batch.set_row_tensors("pixel_values", std::move(pixel_values));
+    batch.set_row_tensors("image_grid_thw", std::move(image_grid_thw));
   }
   return batch;
 }

@@ -29,7 +29,11 @@ struct ResponseHidden {
 // (optional; cumsum(mask) - 1 when absent). The tokens scored are those with
 // attention_mask[:, P:] != 0. remove_padding selects the packed forward (verl's
 // use_remove_padding: only real tokens go through the model) over the padded one; both give the
-// same values. Throws verlpp::Error for missing or mis-shaped tensors (from Batch).
+// same values. Rows with images (per-row tensors pixel_values [patches, C T P P] and
+// image_grid_thw int64 [images, 3], data/rl_dataset.h) always take the packed forward, with their
+// M-RoPE positions computed from the tokens and grids (position_ids is not read for them).
+// Throws verlpp::Error for missing or mis-shaped tensors (from Batch), images without a vision
+// tower, or a row whose image pad runs do not match its grids (naming the row).
 ResponseHidden response_hidden(const model::CausalLM& model, const data::Batch& batch,
                                bool remove_padding, bool router_logits = false);
 

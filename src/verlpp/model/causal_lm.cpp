@@ -152,15 +152,18 @@ struct CausalLM::Impl {
   }
 
   // Embedding, every layer, the final norm. With `router_logits`, collects the sparse layers'.
-  // With `image_features`, they replace the embeddings of the image pad tokens.
+  // With `images`, the vision tower's features replace the embeddings of the image pad tokens
+  // (the tower runs after before_forward, which gathers its weights under sharding).
   at::Tensor run(const at::Tensor& input_ids, LayerContext& ctx,
                  std::vector<at::Tensor>* router_logits,
-                 const at::Tensor& image_features = at::Tensor()) const {
+                 const ImageInputs* images = nullptr) const {
     ctx.scale = 1.0 / std::sqrt(static_cast<double>(config().head_dim));
     ctx.router_logits = router_logits != nullptr;
     if (hooks) hooks->before_forward();
     at::Tensor x = at::embedding(decoder->embed_tokens, input_ids);
-    if (image_features.defined()) x = place_images(x, input_ids, image_features);
+    if (images != nullptr) {
+      x = place_images(x, input_ids, vision->forward(images->pixel_values, images->grids));
+    }
     for (int64_t i = 0; i < config().num_hidden_layers; ++i) {
       if (hooks) hooks->before_layer(i);
       LayerOutput out = run_layer(i, x, ctx);
@@ -246,6 +249,10 @@ CausalLM CausalLM::random_init(const ModelConfig& config, uint64_t seed, double 
                                at::ScalarType dtype, const at::Device& device) {
   auto impl = empty_impl(config);
   impl->decoder->weights().init(seed, std, dtype, device);
+  if (config.vision_language && config.vision) {
+    impl->vision = std::make_unique<Qwen3_5Vision>(*config.vision);
+    impl->vision->table().init(seed + 1, std, dtype, device);
+  }
   impl->inv_freq = impl->inv_freq.to(device);
   return CausalLM(impl);
 }
@@ -286,6 +293,7 @@ void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
 
 void CausalLM::load_weights(const std::string& dir) {
   impl_->decoder->weights().copy_from(impl_->open(dir), architecture_class(config().architecture));
+  if (impl_->vision) impl_->vision->table().copy_from(CheckpointReader(dir), "the vision tower");
 }
 
 at::Tensor CausalLM::forward_packed(const at::Tensor& input_ids, const at::Tensor& position_ids,
@@ -316,8 +324,7 @@ at::Tensor CausalLM::forward_packed_images(const at::Tensor& input_ids,
   ctx.layout = impl_->packed_layout("forward_packed_images", cu_seqlens, input_ids.size(0));
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
-  const at::Tensor features = impl_->vision->forward(images.pixel_values, images.grids);
-  return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits, features);
+  return impl_->run(input_ids.to(dev, at::kLong), ctx, router_logits, &images);
 }
 
 at::Tensor CausalLM::forward_padded(const at::Tensor& input_ids, const at::Tensor& attention_mask,
@@ -411,10 +418,7 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
   ctx.sequence_slots = state_slots.to(dev, at::kLong);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
-  const at::Tensor features = images != nullptr
-                                  ? impl_->vision->forward(images->pixel_values, images->grids)
-                                  : at::Tensor();
-  return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr, features);
+  return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr, images);
 }
 
 at::Tensor CausalLM::decode(const at::Tensor& input_ids, const at::Tensor& position_ids,
@@ -450,11 +454,21 @@ void CausalLM::save_pretrained(const std::string& dir, at::ScalarType dtype,
                                uint64_t max_shard_bytes) const {
   std::vector<std::pair<std::string, at::Tensor>> tensors;
   for (const auto& [name, t] : impl_->decoder->weights().hub_tensors()) {
-    tensors.emplace_back(name, t.detach().to(at::kCPU, dtype));
+    // With the vision tower: the vision-language layout, the text model under
+    // model.language_model.*.
+    const bool nest = impl_->vision && name.starts_with("model.");
+    tensors.emplace_back(nest ? "model.language_model." + name.substr(6) : name,
+                         t.detach().to(at::kCPU, dtype));
+  }
+  if (impl_->vision) {
+    for (const auto& [name, t] : impl_->vision->table().hub_tensors()) {
+      tensors.emplace_back(name, t.detach().to(at::kCPU, dtype));
+    }
   }
   write_checkpoint(dir, tensors, max_shard_bytes);
   ModelConfig config = this->config();
   config.torch_dtype = dtype_name(dtype);
+  config.vision_language = impl_->vision != nullptr;
   write_file_atomically(std::filesystem::path(dir) / "config.json",
                         model_config_to_json(config).dump(2) + "\n");
 }

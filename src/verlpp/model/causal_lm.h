@@ -38,7 +38,8 @@ class CausalLM {
                                   const at::Device& device, bool with_vision = false);
   // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
   // weights 1, biases 0, drawn on `device` from a generator seeded with `seed` (weight_table.h),
-  // then cast to `dtype`.
+  // then cast to `dtype`. A vision-language config (vision_language with vision_config) gets a
+  // vision tower too, drawn from seed + 1 (LayerNorm weights 1).
   static CausalLM random_init(const ModelConfig& config, uint64_t seed, double std,
                               at::ScalarType dtype,
                               const at::Device& device = at::Device(at::kCPU));
@@ -64,8 +65,8 @@ class CausalLM {
   // Casts/moves every parameter (gradients are dropped; requires_grad kept).
   void to(at::ScalarType dtype, const at::Device& device);
   // Copies the weights of the checkpoint folder `dir` into this model's parameters (their dtype
-  // and device; either expert layout). Throws verlpp::Error as from_pretrained for a missing or
-  // mis-shaped tensor.
+  // and device; either expert layout; the vision tower's too when the model has one). Throws
+  // verlpp::Error as from_pretrained for a missing or mis-shaped tensor.
   void load_weights(const std::string& dir);
 
   // Packed forward (verl's use_remove_padding). input_ids, position_ids: int64 [T];
@@ -128,7 +129,10 @@ class CausalLM {
   at::Tensor logits(const at::Tensor& hidden) const;
 
   // Writes config.json (torch_dtype = dtype) and the weights cast to `dtype`, as save_pretrained
-  // does (the hub layout: experts per expert; sharded into max_shard_bytes files when > 0).
+  // does (the hub layout: experts per expert; sharded into max_shard_bytes files when > 0). With a
+  // vision tower: Qwen3.5's vision-language layout (text weights under model.language_model.*,
+  // model.visual.*, config.json with text_config and vision_config), which from_pretrained reads
+  // back with or without the tower. Without one, the text model alone.
   // Throws verlpp::Error on I/O failure.
   void save_pretrained(const std::string& dir, at::ScalarType dtype,
                        uint64_t max_shard_bytes = 0) const;

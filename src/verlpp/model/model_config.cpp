@@ -560,6 +560,41 @@ void add_qwen3_5_fields(const ModelConfig& c, json& j) {
   j["output_router_logits"] = false;
 }
 
+// The *ForConditionalGeneration layout: the text model's fields under text_config, the vision
+// tower's under vision_config, the image token ids at the top (as transformers writes them).
+json vision_language_json(const ModelConfig& c, json text) {
+  const VisionConfig& v = *c.vision;
+  const std::string type = c.architecture == Architecture::qwen3_5 ? "qwen3_5" : "qwen3_5_moe";
+  const std::string vl_class = c.architecture == Architecture::qwen3_5
+                                   ? "Qwen3_5ForConditionalGeneration"
+                                   : "Qwen3_5MoeForConditionalGeneration";
+  text.erase("architectures");
+  text["model_type"] = type + "_text";
+  json vision = {{"model_type", type + "_vision"},
+                 {"depth", v.depth},
+                 {"hidden_size", v.hidden_size},
+                 {"intermediate_size", v.intermediate_size},
+                 {"num_heads", v.num_heads},
+                 {"in_channels", v.in_channels},
+                 {"patch_size", v.patch_size},
+                 {"temporal_patch_size", v.temporal_patch_size},
+                 {"spatial_merge_size", v.spatial_merge_size},
+                 {"out_hidden_size", v.out_hidden_size},
+                 {"num_position_embeddings", v.num_position_embeddings},
+                 {"hidden_act", "gelu_pytorch_tanh"},
+                 {"rope_parameters", {{"rope_type", "axial"}, {"rope_theta", v.rope_theta}}}};
+  return {{"architectures", {vl_class}},
+          {"model_type", type},
+          {"text_config", std::move(text)},
+          {"vision_config", std::move(vision)},
+          {"image_token_id", v.image_token_id},
+          {"video_token_id", v.video_token_id},
+          {"vision_start_token_id", v.vision_start_token_id},
+          {"vision_end_token_id", v.vision_end_token_id},
+          {"tie_word_embeddings", c.tie_word_embeddings},
+          {"torch_dtype", c.torch_dtype}};
+}
+
 }  // namespace
 
 nlohmann::json model_config_to_json(const ModelConfig& c) {
@@ -615,6 +650,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
   }
   if (c.bos_token_id >= 0) j["bos_token_id"] = c.bos_token_id;
   if (c.eos_token_id >= 0) j["eos_token_id"] = c.eos_token_id;
+  if (c.vision_language && c.vision) return vision_language_json(c, std::move(j));
   return j;
 }
 

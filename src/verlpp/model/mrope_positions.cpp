@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -56,6 +57,19 @@ MropePositions mrope_positions(const std::vector<int64_t>& ids,
                             grids.size(), image));
   }
   return {positions, largest + 1 - L};
+}
+
+std::vector<std::array<int64_t, 3>> image_grids(const at::Tensor& image_grid_thw) {
+  if (image_grid_thw.dim() != 2 || image_grid_thw.size(1) != 3) {
+    throw Error(fmt::format("image_grid_thw must be [images, 3], got [{}]",
+                            fmt::join(image_grid_thw.sizes(), ", ")));
+  }
+  const at::Tensor host = image_grid_thw.to(at::kCPU, at::kLong).contiguous();
+  const int64_t* v = host.data_ptr<int64_t>();
+  std::vector<std::array<int64_t, 3>> grids;
+  for (int64_t i = 0; i < host.size(0); ++i)
+    grids.push_back({v[3 * i], v[3 * i + 1], v[3 * i + 2]});
+  return grids;
 }
 
 }  // namespace verlpp::model

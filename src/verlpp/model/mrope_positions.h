@@ -26,4 +26,8 @@ MropePositions mrope_positions(const std::vector<int64_t>& input_ids,
                                const std::vector<std::array<int64_t, 3>>& image_grids,
                                int64_t image_token_id, int64_t merge_size);
 
+// The rows of image_grid_thw int64 [images, 3] (any device) as (t, h, w) triples. Throws
+// verlpp::Error for another shape.
+std::vector<std::array<int64_t, 3>> image_grids(const at::Tensor& image_grid_thw);
+
 }  // namespace verlpp::model

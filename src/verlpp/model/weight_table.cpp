@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "verlpp/core/error.h"
@@ -73,6 +74,10 @@ at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
 // An expert tensor of the checkpoint that no spec covers: more experts on disk than config.json's
 // num_experts.
 void reject_unknown_experts(const CheckpointReader& reader, const std::vector<WeightSpec>& specs) {
+  const bool experts = std::any_of(specs.begin(), specs.end(), [](const WeightSpec& spec) {
+    return spec.per_expert.has_value();
+  });
+  if (!experts) return;  // a table without experts (e.g. the vision tower) reads none
   std::unordered_set<std::string> known;
   for (const WeightSpec& spec : specs) {
     known.insert(spec.name);

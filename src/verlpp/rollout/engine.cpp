@@ -41,6 +41,12 @@ std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGrou
     r.id = static_cast<int64_t>(b);
     r.prompt.assign(ids + cu[b], ids + cu[b + 1]);
     r.prompt_positions.assign(positions + cu[b], positions + cu[b + 1]);
+    if (!packed.images.empty() && packed.images[b]) {
+      r.images = packed.images[b];
+      const at::Tensor t_stream = r.images->mrope_positions[0].contiguous();
+      r.prompt_positions.assign(t_stream.data_ptr<int64_t>(),
+                                t_stream.data_ptr<int64_t>() + t_stream.numel());
+    }
     r.max_tokens = max_tokens;
     const int64_t first = groups.firsts[static_cast<size_t>(groups.group[b])];
     if (first != r.id) r.fork_of = first;
@@ -194,6 +200,15 @@ class InFlight {
   ModelRunner::DeviceTokens device_;
 };
 
+// The tokens never sampled: a vision-language model's image and video pads (verl's
+// get_vision_placeholder_token_ids, banned in vLLM's compute_logits: a sampled pad would break the
+// pairing of pad runs and image grids). Empty for a text model.
+at::Tensor banned_tokens(const model::CausalLM& model) {
+  const auto& vision = model.config().vision;
+  if (!vision) return at::Tensor();
+  return at::tensor({vision->image_token_id, vision->video_token_id}, at::kLong).to(model.device());
+}
+
 // Decode steps from CUDA graphs: bf16/fp16 CUDA models whose decode allows capture.
 bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params) {
   return model.device().is_cuda() && model.dtype() != at::kFloat && params.use_cuda_graph &&
@@ -207,7 +222,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
                                  std::int64_t first_row) {
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
-  const PackedPrompts packed = pack_prompts(prompts, model.config().vocab_size);
+  const PackedPrompts packed = pack_prompts(prompts, model.config());
   const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
@@ -238,6 +253,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
     runner.use_cuda_graphs(max_seqs, max_pages, sizes.num_blocks, sizes.num_state_slots);
   }
   const SamplerSettings settings = sampler_settings(params);
+  const at::Tensor banned = banned_tokens(model);
   // Asynchronous scheduling: step k+1 is scheduled and queued while step k's samples travel to
   // the host; they are resolved (their eos stops applied) after that.
   std::optional<InFlight> previous;
@@ -247,9 +263,13 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
         runner.run(out, scheduler, kv, previous ? &previous->device() : nullptr);
     std::optional<InFlight> current;
     if (!step.requests.empty()) {
-      current.emplace(step.requests,
-                      sample_tokens(step.logits, settings,
-                                    draws(step.requests, scheduler, seed, first_row, dev)));
+      const at::Tensor logits =
+          banned.defined()
+              ? step.logits.index_fill(1, banned, -std::numeric_limits<float>::infinity())
+              : step.logits;
+      current.emplace(
+          step.requests,
+          sample_tokens(logits, settings, draws(step.requests, scheduler, seed, first_row, dev)));
     }
     if (previous) scheduler.resolve(previous->values());
     scheduler.update(out, current ? current->placeholders() : std::vector<SampledToken>{});

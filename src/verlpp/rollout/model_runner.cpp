@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
@@ -16,6 +17,40 @@ namespace {
 // The cache row of token i of a request holding `blocks`.
 int64_t row_of(const std::vector<int64_t>& blocks, int64_t block_size, int64_t i) {
   return blocks[static_cast<size_t>(i / block_size)] * block_size + i % block_size;
+}
+
+// The M-RoPE streams [3, T] of a prefill holding images: a request's prompt takes its images'
+// streams, every other token its position on all three.
+at::Tensor mrope_streams(const Scheduler& scheduler, const std::vector<ScheduledChunk>& chunks,
+                         const std::vector<int64_t>& positions) {
+  at::Tensor streams = at::tensor(positions, at::kLong).unsqueeze(0).repeat({3, 1});
+  int64_t offset = 0;
+  for (const ScheduledChunk& c : chunks) {
+    const Request& r = scheduler.request(c.request);
+    if (r.images) {
+      const int64_t prompt = r.images->mrope_positions.size(1);
+      streams.narrow(1, offset, prompt).copy_(r.images->mrope_positions);
+    }
+    offset += c.num_tokens;
+  }
+  return streams;
+}
+
+// The images of the prefill's requests, in order; nullopt when none has any.
+std::optional<model::ImageInputs> prefill_images(const Scheduler& scheduler,
+                                                 const std::vector<ScheduledChunk>& chunks) {
+  model::ImageInputs images;
+  std::vector<at::Tensor> pixels;
+  for (const ScheduledChunk& c : chunks) {
+    const Request& r = scheduler.request(c.request);
+    if (!r.images) continue;
+    pixels.push_back(r.images->inputs.pixel_values);
+    images.grids.insert(images.grids.end(), r.images->inputs.grids.begin(),
+                        r.images->inputs.grids.end());
+  }
+  if (pixels.empty()) return std::nullopt;
+  images.pixel_values = pixels.size() == 1 ? pixels[0] : at::cat(pixels);
+  return images;
 }
 
 // The prefill of whole sequences: hidden states of their last tokens [S, hidden].
@@ -38,9 +73,12 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
     cu.push_back(static_cast<int64_t>(ids.size()));
   }
   const at::Device dev = model.device();
-  const at::Tensor hidden = model.prefill(device_tensor(ids, dev), device_tensor(positions, dev),
-                                          at::tensor(cu, at::kLong), device_tensor(rows, dev),
-                                          device_tensor(slots, dev), cache.view());
+  const std::optional<model::ImageInputs> images = prefill_images(scheduler, chunks);
+  const at::Tensor position_ids =
+      images ? mrope_streams(scheduler, chunks, positions).to(dev) : device_tensor(positions, dev);
+  const at::Tensor hidden = model.prefill(
+      device_tensor(ids, dev), position_ids, at::tensor(cu, at::kLong), device_tensor(rows, dev),
+      device_tensor(slots, dev), cache.view(), images ? &*images : nullptr);
   std::vector<int64_t> last(cu.begin() + 1, cu.end());
   for (int64_t& t : last) --t;
   return hidden.index_select(0, device_tensor(last, dev));

@@ -8,9 +8,11 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "verlpp/core/error.h"
+#include "verlpp/model/mrope_positions.h"
 
 namespace verlpp::rollout {
 
@@ -32,9 +34,36 @@ const at::Tensor& prompt_tensor(const data::Batch& prompts, const std::string& k
   return t;
 }
 
+// Row b's images and M-RoPE streams, or null when it has none.
+std::shared_ptr<const PromptImages> row_images(const data::Batch& prompts, const PackedPrompts& p,
+                                               const model::ModelConfig& config, size_t b) {
+  const at::Tensor& thw = prompts.row_tensors("image_grid_thw")[b];
+  if (thw.numel() == 0) return nullptr;
+  if (!config.vision) {
+    throw Error(fmt::format(
+        "generate_sequences: prompt row {} holds images but the model has no vision_config", b));
+  }
+  auto images = std::make_shared<PromptImages>();
+  const int64_t* cu = p.cu_seqlens.data_ptr<int64_t>();
+  const std::vector<int64_t> ids(p.ids.data_ptr<int64_t>() + cu[b],
+                                 p.ids.data_ptr<int64_t>() + cu[b + 1]);
+  try {
+    images->inputs.grids = model::image_grids(thw);
+    images->mrope_positions =
+        model::mrope_positions(ids, images->inputs.grids, config.vision->image_token_id,
+                               config.vision->spatial_merge_size)
+            .positions;
+  } catch (const Error& e) {
+    throw Error(fmt::format("generate_sequences: prompt row {}: {}", b, e.what()));
+  }
+  images->inputs.pixel_values = prompts.row_tensors("pixel_values")[b];
+  return images;
+}
+
 }  // namespace
 
-PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
+PackedPrompts pack_prompts(const data::Batch& prompts, const model::ModelConfig& config) {
+  const int64_t vocab_size = config.vocab_size;
   const at::Tensor ids = prompt_tensor(prompts, "input_ids").to(at::kCPU, at::kLong);
   const at::Tensor mask = prompt_tensor(prompts, "attention_mask").to(at::kCPU).ne(0);
   const at::Tensor pos = prompt_tensor(prompts, "position_ids").to(at::kCPU, at::kLong);
@@ -60,6 +89,10 @@ PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size) {
   std::partial_sum(p.lengths.begin(), p.lengths.end(), cu.begin() + 1);
   p.cu_seqlens = at::tensor(cu, at::kLong);
   p.last_positions = p.positions.index_select(0, p.cu_seqlens.narrow(0, 1, lengths.numel()) - 1);
+  if (prompts.has_row_tensors("image_grid_thw")) {
+    for (size_t b = 0; b < p.lengths.size(); ++b)
+      p.images.push_back(row_images(prompts, p, config, b));
+  }
   return p;
 }
 
@@ -74,10 +107,13 @@ PromptGroups group_prompts(const PackedPrompts& p, bool share) {
   const int64_t* ids = p.ids.data_ptr<int64_t>();
   const int64_t* positions = p.positions.data_ptr<int64_t>();
   const int64_t* cu = p.cu_seqlens.data_ptr<int64_t>();
-  std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, int64_t> seen;
+  std::map<std::tuple<std::vector<int64_t>, std::vector<int64_t>, const void*>, int64_t> seen;
   for (size_t b = 0; b < p.lengths.size(); ++b) {
-    auto key = std::make_pair(std::vector<int64_t>(ids + cu[b], ids + cu[b + 1]),
-                              std::vector<int64_t>(positions + cu[b], positions + cu[b + 1]));
+    const void* pixels =
+        p.images.empty() || !p.images[b] ? nullptr : p.images[b]->inputs.pixel_values.data_ptr();
+    auto key =
+        std::make_tuple(std::vector<int64_t>(ids + cu[b], ids + cu[b + 1]),
+                        std::vector<int64_t>(positions + cu[b], positions + cu[b + 1]), pixels);
     const auto [it, inserted] = seen.emplace(std::move(key), static_cast<int64_t>(g.firsts.size()));
     if (inserted) g.firsts.push_back(static_cast<int64_t>(b));
     g.group.push_back(it->second);
@@ -93,6 +129,7 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
     for (int64_t t = cu[r]; t < cu[r + 1]; ++t) tokens.push_back(t);
     q.lengths.push_back(p.lengths[static_cast<size_t>(r)]);
     new_cu.push_back(static_cast<int64_t>(tokens.size()));
+    if (!p.images.empty()) q.images.push_back(p.images[static_cast<size_t>(r)]);
   }
   const at::Tensor take = at::tensor(tokens, at::kLong);
   q.ids = p.ids.index_select(0, take);
@@ -141,6 +178,7 @@ data::Batch response_batch(const data::Batch& prompts, const PackedPrompts& pack
   data::Batch result;
   result.meta_info = prompts.meta_info;
   for (const auto& [key, values] : prompts.non_tensors()) result.set_non_tensor(key, values);
+  for (const auto& [key, values] : prompts.row_tensors()) result.set_row_tensors(key, values);
   result.set_tensor("prompts", prompt_ids);
   result.set_tensor("responses", tokens);
   result.set_tensor("response_mask", mask);

@@ -6,9 +6,12 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "verlpp/data/batch.h"
+#include "verlpp/model/model_config.h"
+#include "verlpp/rollout/request.h"
 #include "verlpp/rollout/sampling.h"
 #include "verlpp/rollout/sampling_params.h"
 
@@ -20,15 +23,19 @@ struct PackedPrompts {
   std::vector<int64_t> lengths;
   at::Tensor last_positions;  // [B] int64: position id of each row's last real token
   int64_t max_length = 0;
+  // [B]: each row's images (per-row tensors pixel_values and image_grid_thw of the prompt batch,
+  // data/rl_dataset.h), null for a row without; empty when the batch has none.
+  std::vector<std::shared_ptr<const PromptImages>> images;
 };
 
-// Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty row or an id outside
-// [0, vocab_size).
-PackedPrompts pack_prompts(const data::Batch& prompts, int64_t vocab_size);
+// Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty row, an id outside
+// [0, vocab_size), or images (naming the row) for a model without vision_config or whose pad runs
+// do not match their grids.
+PackedPrompts pack_prompts(const data::Batch& prompts, const model::ModelConfig& config);
 
-// Rows whose prompts are the same tokens at the same positions (the trainer repeats each prompt
-// rollout.n times): each prompt's first row, and for each row the index of its prompt there.
-// Without `share` every row is its own group.
+// Rows whose prompts are the same tokens at the same positions with the same images (the same
+// pixel tensor: the trainer repeats each prompt rollout.n times, sharing it): each prompt's first
+// row, and for each row the index of its prompt there. Without `share` every row is its own group.
 struct PromptGroups {
   std::vector<int64_t> firsts;  // ascending rows
   std::vector<int64_t> group;   // [B]

@@ -2,15 +2,27 @@
 // has been sampled, how far its tokens are in the KV cache, and why it stopped.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
+
+#include "verlpp/model/causal_lm.h"
 
 namespace verlpp::rollout {
 
 // An output token sampled on the device but not yet read by the host (asynchronous scheduling:
 // scheduler.h Scheduler::resolve gives its value).
 inline constexpr std::int64_t kPendingToken = -1;
+
+// The images of a prompt (a vision-language model's row): their pixels and grids, and the
+// prompt's M-RoPE streams (model/mrope_positions.h). Shared by the n samples of the prompt.
+struct PromptImages {
+  model::ImageInputs inputs;
+  at::Tensor mrope_positions;  // [3, prompt length] int64, CPU
+};
 
 enum class RequestStatus {
   waiting,   // not admitted yet, or preempted (its state freed; recomputed on readmission)
@@ -21,7 +33,10 @@ enum class RequestStatus {
 struct Request {
   std::int64_t id = 0;                         // the batch row it answers
   std::vector<std::int64_t> prompt;            // token ids
-  std::vector<std::int64_t> prompt_positions;  // their position ids (empty: 0, 1, ...)
+  std::vector<std::int64_t> prompt_positions;  // their position ids (empty: 0, 1, ...); with
+                                               // images the first M-RoPE stream, whose last
+                                               // value decoding continues from
+  std::shared_ptr<const PromptImages> images;  // null: a text prompt
   std::uint64_t prefix_key = 0;  // hashed with the prompt's blocks (e.g. non-standard positions)
   std::vector<std::int64_t> output;  // sampled tokens (kept across preemption); the last may be
                                      // kPendingToken

@@ -14,8 +14,14 @@ namespace verlpp::rollout {
 
 // Generates one response per row of `prompts` (the trainer repeats rows for rollout.n).
 // prompts: tensors input_ids, attention_mask, position_ids: int64 [B, P], left-padded (the layout
-// of data::RLHFDataset::collate); any non-tensor fields are carried over unchanged.
-// Returns a Batch with the non-tensor fields of `prompts` and these tensors on the model's device:
+// of data::RLHFDataset::collate); any non-tensor fields are carried over unchanged. Rows with
+// images (per-row tensors pixel_values and image_grid_thw, data/rl_dataset.h; a model with a
+// vision tower) are prefilled with their image features and M-RoPE streams and decode from the
+// largest prompt position + 1 (= index + rope_delta); the model's image and video pad tokens are
+// never sampled (verl bans them in vLLM); the engine only (not static_batches or use_kv_cache =
+// false, which throw for images).
+// Returns a Batch with the non-tensor and per-row tensor fields of `prompts` and these tensors on
+// the model's device:
 //   prompts           int64 [B, P]      the input_ids as given
 //   responses         int64 [B, R]      right-padded with pad_token_id; an eos that ends a response
 //                                       is part of it

@@ -45,6 +45,7 @@ data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& p
   data::Batch out;
   out.meta_info = local.meta_info;
   for (const auto& [key, values] : prompts.non_tensors()) out.set_non_tensor(key, values);
+  for (const auto& [key, values] : prompts.row_tensors()) out.set_row_tensors(key, values);
   for (const auto& [key, tensor] : local.tensors()) {
     out.set_tensor(key, dp.all_gather(tensor).narrow(0, 0, rows));
   }

@@ -29,6 +29,7 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
   c.max_samples = max_samples;
   c.shuffle = shuffle;
   c.seed = d.seed.value_or(1);
+  c.images.image_key = d.image_key;
   return std::make_unique<data::RLHFDataset>(c, tokenizer);
 }
 
@@ -55,7 +56,11 @@ config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
 void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
-  model::CausalLM policy = model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device);
+  // Image data: the vision tower is loaded and trained with the text model (verl trains the whole
+  // model; actor.freeze_vision_tower has no reader at verl's HEAD, multimodal.md §7.3).
+  const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
+  model::CausalLM policy =
+      model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
   if (c.distillation.enabled) {
@@ -71,12 +76,12 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (config::need_reference_policy(c)) {
     ctx.ref = std::make_unique<engine::Scorer>(
-        "ref", model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device),
+        "ref", model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision),
         engine::ScorerSettings{actor.forward, ref_micro_batching(c)});
   }
   if (config::need_critic(c)) {
     model::CausalLM trunk =
-        model::CausalLM::from_pretrained(c.critic.model.path, dtype, ctx.device);
+        model::CausalLM::from_pretrained(c.critic.model.path, dtype, ctx.device, vision);
     trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
     engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
                                                      kValueHeadSeed, dtype, ctx.device);

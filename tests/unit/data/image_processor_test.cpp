@@ -114,5 +114,45 @@ TEST(DecodeImage, NotAnImageNamesWhere) {
   EXPECT_THROW(decode_image(jpeg, "x.jpg"), Error);
 }
 
+// CRC-32 (ISO 3309, as PNG chunks carry it), bit by bit.
+std::uint32_t crc32(const std::vector<std::uint8_t>& bytes, std::size_t begin) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::size_t i = begin; i < bytes.size(); ++i) {
+    crc ^= bytes[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+void put_be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
+}
+
+// A PNG whose header claims 20,000 x 20,000 RGB pixels (400 M, over Pillow's 179 M limit) and
+// holds no pixel data: refused from the header, before 1.2 GB is allocated.
+TEST(DecodeImage, DecompressionBombIsRefusedFromTheHeader) {
+  if (!image_decoding_supported()) GTEST_SKIP() << "built without image decoding";
+  std::vector<std::uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  put_be32(png, 13);
+  const std::size_t chunk = png.size();
+  for (const char c : {'I', 'H', 'D', 'R'}) png.push_back(static_cast<std::uint8_t>(c));
+  put_be32(png, 20000);
+  put_be32(png, 20000);
+  for (const std::uint8_t v : {8, 2, 0, 0, 0}) png.push_back(v);
+  put_be32(png, crc32(png, chunk));
+  put_be32(png, 0);  // an empty IDAT: png_read_info stops at its header
+  const std::size_t idat = png.size();
+  for (const char c : {'I', 'D', 'A', 'T'}) png.push_back(static_cast<std::uint8_t>(c));
+  put_be32(png, crc32(png, idat));
+  try {
+    decode_image(png, "geo3k.jsonl line 7 image 0");
+    FAIL() << "decoded a 400 M pixel header";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("geo3k.jsonl line 7 image 0"), std::string::npos) << message;
+    EXPECT_NE(message.find("20000 x 20000 = 400000000 pixels"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace verlpp::data

@@ -9,6 +9,7 @@
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/logprob.h"
 #include "verlpp/model/mrope_positions.h"
+#include "verlpp/model/safetensors.h"
 
 namespace verlpp::model {
 namespace {
@@ -145,6 +147,41 @@ TEST_F(Qwen3_5VlParity, MismatchedImagesAreErrors) {
   EXPECT_THROW(CausalLM::from_pretrained(testing::checkpoint_dir("qwen3_5"), at::kFloat, at::kCPU,
                                          /*with_vision=*/true),
                Error);  // a text-only config has no vision_config
+}
+
+// A trained vision-language model saved by verlpp (a training checkpoint's huggingface folder)
+// keeps the hub's layout: transformers' names (model.language_model.*, model.visual.*), text_config
+// and vision_config, so that it reloads with its tower (resume) and the logits are unchanged.
+TEST_F(Qwen3_5VlParity, SaveAndReloadKeepTheVisionLanguageLayout) {
+  const CausalLM m = load();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "verlpp_vl_save_reload";
+  std::filesystem::remove_all(dir);
+  m.save_pretrained(dir.string(), at::kFloat);
+  std::ifstream in(dir / "config.json");
+  const auto config = nlohmann::json::parse(in);
+  EXPECT_EQ(config["architectures"][0], "Qwen3_5ForConditionalGeneration");
+  EXPECT_EQ(config["text_config"]["model_type"], "qwen3_5_text");
+  EXPECT_EQ(config["vision_config"]["patch_size"], 4);
+  EXPECT_EQ(config["image_token_id"], 300);
+  const SafetensorsFile weights((dir / "model.safetensors").string());
+  EXPECT_TRUE(weights.contains("model.language_model.embed_tokens.weight"));
+  EXPECT_TRUE(weights.contains("model.visual.merger.linear_fc2.weight"));
+  EXPECT_TRUE(weights.contains("lm_head.weight"));
+  const CausalLM back = CausalLM::from_pretrained(dir.string(), at::kFloat, at::kCPU, true);
+  EXPECT_TRUE(at::equal(back.logits(hidden(back)), m.logits(hidden(m))));
+  CausalLM zeroed = CausalLM::random_init(back.config(), 5, 0.02, at::kFloat);
+  ASSERT_TRUE(zeroed.has_vision());
+  zeroed.load_weights(dir.string());
+  for (const auto& [name, p] : zeroed.named_parameters()) {
+    bool found = false;
+    for (const auto& [other, q] : m.named_parameters()) {
+      if (other == name) found = at::equal(p, q);
+    }
+    EXPECT_TRUE(found) << name << " differs after load_weights";
+  }
+  EXPECT_FALSE(CausalLM::from_pretrained(dir.string(), at::kFloat, at::kCPU).has_vision());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
