@@ -100,6 +100,14 @@ void vision_fields(const InitOptions& o, model::ModelConfig& c) {
   model::VisionConfig v = o.vision;
   v.out_hidden_size = c.hidden_size;
   vision_tokens(o.tokenizer, v);
+  for (const int64_t token :
+       {v.image_token_id, v.video_token_id, v.vision_start_token_id, v.vision_end_token_id}) {
+    if (token >= c.vocab_size) {
+      throw Error(fmt::format(
+          "--vocab-size {} does not hold the tokenizer's image token ids (up to {}); raise it",
+          c.vocab_size, token));
+    }
+  }
   const auto rotary =
       static_cast<int64_t>(static_cast<double>(c.head_dim) * c.partial_rotary_factor);
   const int64_t n = rotary / 2, base = n / 3, rest = n % 3;
@@ -190,8 +198,11 @@ int run_init(InitOptions o, const CLI::App& cmd) {
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
   lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
   if (!o.tokenizer.empty()) trainer::copy_tokenizer_files(o.tokenizer, o.output);
-  std::cerr << "verlpp: wrote " << model::architecture_class(c.architecture) << " ("
-            << c.num_parameters() << " parameters, " << dtype_name(dtype) << ") to " << o.output
+  int64_t parameters = 0;
+  for (const auto& [name, tensor] : lm.named_parameters()) parameters += tensor.numel();
+  std::cerr << "verlpp: wrote "
+            << model::model_config_to_json(lm.config())["architectures"][0].get<std::string>()
+            << " (" << parameters << " parameters, " << dtype_name(dtype) << ") to " << o.output
             << "\n";
   return 0;
 }

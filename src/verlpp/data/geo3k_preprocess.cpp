@@ -89,6 +89,13 @@ Row make_geo3k_row(const std::string& problem, const std::string& answer, Row im
 std::vector<std::string> preprocess_geo3k(const std::string& input_dir,
                                           const std::string& output_dir, bool parquet) {
   std::error_code ec;
+  if (output_dir.empty()) throw Error("geo3k: the output folder is empty (give --output DIR)");
+  if (!fs::is_directory(input_dir)) throw Error(fmt::format("{}: no such folder", input_dir));
+  if (fs::exists(output_dir) && fs::equivalent(input_dir, output_dir, ec)) {
+    throw Error(fmt::format(
+        "{}: the output folder is the input folder (the raw files would be overwritten)",
+        output_dir));
+  }
   fs::create_directories(fs::path(output_dir) / "images", ec);
   if (ec) {
     throw Error(fmt::format("{}: cannot create output directory: {}", output_dir, ec.message()));

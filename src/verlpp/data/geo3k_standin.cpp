@@ -133,7 +133,10 @@ std::pair<std::string, Question> draw(const std::string& kind, Draws& d, bool tr
 }
 
 void check(const Geo3kStandinOptions& o) {
-  if (o.train_rows < 1 || o.test_rows < 1) throw Error("geo3k stand-in: row counts must be >= 1");
+  constexpr std::int64_t kMaxRows = 1'000'000;
+  if (o.train_rows < 1 || o.test_rows < 1 || o.train_rows > kMaxRows || o.test_rows > kMaxRows) {
+    throw Error("geo3k stand-in: row counts must be in [1, 1000000]");
+  }
   if (o.max_count < 1 || o.max_count > 9) {
     throw Error(fmt::format("geo3k stand-in: max_count {} is outside [1, 9]", o.max_count));
   }
@@ -152,6 +155,8 @@ bool geo3k_standin_supported() { return true; }
 std::vector<std::string> write_geo3k_standin(const std::string& output_dir,
                                              const Geo3kStandinOptions& options) {
   check(options);
+  if (output_dir.empty())
+    throw Error("geo3k stand-in: the output folder is empty (give --output DIR)");
   std::error_code ec;
   fs::create_directories(fs::path(output_dir) / "images", ec);
   if (ec) {

@@ -4,6 +4,9 @@
 #include <jpeglib.h>
 #include <png.h>
 
+// After jpeglib.h, which it needs.
+#include <jerror.h>
+
 #include <csetjmp>
 #include <cstring>
 #include <string>
@@ -170,6 +173,12 @@ void jpeg_error_handler(j_common_ptr cinfo) {
   std::longjmp(error->codec.jump, 1);
 }
 
+// libjpeg's warnings: a file that ends early (JWRN_JPEG_EOF) is an error, as Pillow refuses a
+// truncated image ("image file is truncated"); others are ignored, as Pillow ignores them.
+void jpeg_warning_handler(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) jpeg_error_handler(cinfo);
+}
+
 bool jpeg_read_layout(jpeg_decompress_struct* cinfo, std::span<const std::uint8_t> bytes,
                       JpegError* error) {
   if (setjmp(error->codec.jump)) return false;
@@ -205,6 +214,7 @@ RgbImage decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view where
   JpegError error;
   cinfo.err = jpeg_std_error(&error.manager);
   error.manager.error_exit = jpeg_error_handler;
+  error.manager.emit_message = jpeg_warning_handler;
   jpeg_create_decompress(&cinfo);
   RgbImage image;
   bool ok = jpeg_read_layout(&cinfo, bytes, &error);

@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "verlpp/core/error.h"
@@ -100,10 +101,15 @@ RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Token
   bool images = false;
   for (std::size_t i = 0; i < file.rows.size(); ++i) {
     check_prompt(file.rows[i], config.prompt_key, file.origins[i]);
-    const auto refs = image_refs(file.rows[i], config.images.image_key, file.origins[i]);
-    if (refs.empty()) continue;
-    image_messages(file.rows[i][config.prompt_key], refs.size(), file.origins[i]);
-    images = true;
+    const Row& r = file.rows[i];
+    const auto refs = image_refs(r, config.images.image_key, file.origins[i]);
+    // A list, even empty, means the row's placeholders must match it (verl asserts it; only a
+    // missing or null column leaves "<image>" as text).
+    if (!config.images.image_key.empty() && r.contains(config.images.image_key) &&
+        r[config.images.image_key].is_array()) {
+      image_messages(r[config.prompt_key], refs.size(), file.origins[i]);
+    }
+    images = images || !refs.empty();
   }
   if (images) image_pad_id_ = image_pad_id(tokenizer, config.images);
   for (const auto index : subset(static_cast<std::int64_t>(file.rows.size()), config)) {
@@ -169,7 +175,15 @@ RLHFDataset::EncodedRow RLHFDataset::encode(std::int64_t index) const {
   EncodedRow out;
   out.ids = tokenizer_.encode(prompt_text(index));
   const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
-  if (refs.empty()) return out;
+  if (refs.empty()) {
+    if (has_images() && std::count(out.ids.begin(), out.ids.end(), image_pad_id_) > 0) {
+      throw Error(fmt::format(
+          "{}: the prompt's text holds the image pad token {} but the row has no images (the "
+          "model would look for image features there)",
+          origin(index).describe(), config_.images.image_pad_token));
+    }
+    return out;
+  }
   std::vector<std::int64_t> counts;
   for (std::size_t k = 0; k < refs.size(); ++k) {
     const RgbImage image = load_image(refs[k], origin(index), k);

@@ -36,8 +36,25 @@ ImageRef parse_ref(const Row& entry, const std::string& image_key, const RowOrig
       entry.is_object() ? "an object without either" : entry.type_name()));
 }
 
-// The bytes of a file, an error naming the row, the image and the OS's reason.
+// Image files above this size are refused before reading (the pixel limit of image_decode.h
+// bounds what they may hold; no PNG or JPEG of that many pixels needs more).
+constexpr std::uintmax_t kMaxImageFileBytes = 1ULL << 30;
+
+// The bytes of a regular file (not a folder, device or pipe, which would fail, never end or
+// block), an error naming the row, the image and the OS's reason.
 std::string read_file(const std::filesystem::path& path, const RowOrigin& origin, std::size_t k) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw Error(
+        fmt::format("{}: image {}: {} is not a regular file", origin.describe(), k, path.string()));
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxImageFileBytes) {
+    throw Error(
+        fmt::format("{}: image {}: {} is {} bytes, more than the 1 GiB an image file may be",
+                    origin.describe(), k, path.string(), size));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(fmt::format("{}: image {}: cannot open {}: {}", origin.describe(), k, path.string(),

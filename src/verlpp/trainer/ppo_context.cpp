@@ -1,9 +1,12 @@
 #include "verlpp/trainer/ppo_context.h"
 
+#include <fmt/format.h>
+
 #include "verlpp/config/layout.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/data/prompt_encoding.h"
+#include "verlpp/model/model_config.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_settings.h"
 #include "verlpp/trainer/sampling_settings.h"
@@ -15,10 +18,45 @@ namespace {
 constexpr double kValueHeadStd = 0.02;
 constexpr std::uint64_t kValueHeadSeed = 42;
 
+// The image side of the dataset for the model at `model_path`: its vision tower's patch, frame and
+// merge sizes (those of the processor that matches it), the rest Qwen3.5's processor settings.
+data::ImageSettings image_settings(const config::DataConfig& d, const std::string& model_path) {
+  data::ImageSettings s;
+  s.image_key = d.image_key;
+  const model::ModelConfig config = model::load_model_config(model_path);
+  if (!config.vision) return s;
+  const model::VisionConfig& v = *config.vision;
+  s.processor.patch_size = static_cast<int>(v.patch_size);
+  s.processor.temporal_patch_size = static_cast<int>(v.temporal_patch_size);
+  s.processor.merge_size = static_cast<int>(v.spatial_merge_size);
+  s.fetch = data::fetch_image_bounds(s.processor.patch_size, s.processor.merge_size);
+  return s;
+}
+
+// A dataset with images needs a vision-language model whose image token is the tokenizer's.
+void check_image_tokens(const data::RLHFDataset& dataset, const tokenizer::Tokenizer& tokenizer,
+                        const std::string& model_path) {
+  if (!dataset.has_images()) return;
+  const model::ModelConfig config = model::load_model_config(model_path);
+  if (!config.vision) {
+    throw Error(model_path +
+                ": the data has images (data.image_key) but config.json has no vision_config (a "
+                "Qwen3.5 vision-language checkpoint is needed)");
+  }
+  const auto id = tokenizer.token_to_id("<|image_pad|>");
+  if (!id || *id != config.vision->image_token_id) {
+    throw Error(fmt::format(
+        "{}: config.json's image_token_id {} is not the tokenizer's <|image_pad|> ({}): the "
+        "tokenizer and the model do not match",
+        model_path, config.vision->image_token_id, id ? std::to_string(*id) : "absent"));
+  }
+}
+
 std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
                                                 const std::vector<std::string>& files,
                                                 std::int64_t max_samples, bool shuffle,
-                                                const tokenizer::Tokenizer& tokenizer) {
+                                                const tokenizer::Tokenizer& tokenizer,
+                                                const std::string& model_path) {
   data::RLHFDatasetConfig c;
   c.files = files;
   c.prompt_key = d.prompt_key;
@@ -29,16 +67,20 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
   c.max_samples = max_samples;
   c.shuffle = shuffle;
   c.seed = d.seed.value_or(1);
-  c.images.image_key = d.image_key;
-  return std::make_unique<data::RLHFDataset>(c, tokenizer);
+  c.images = image_settings(d, model_path);
+  auto dataset = std::make_unique<data::RLHFDataset>(c, tokenizer);
+  check_image_tokens(*dataset, tokenizer, model_path);
+  return dataset;
 }
 
 void load_data(PpoContext& ctx) {
   const config::DataConfig& d = ctx.config.data;
   if (d.train_files.empty()) throw Error("data.train_files: no training data given");
-  ctx.train_data = make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer);
+  const std::string& model = ctx.config.model.path;
+  ctx.train_data =
+      make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer, model);
   if (!d.val_files.empty()) {
-    ctx.val_data = make_dataset(d, d.val_files, d.val_max_samples, false, *ctx.tokenizer);
+    ctx.val_data = make_dataset(d, d.val_files, d.val_max_samples, false, *ctx.tokenizer, model);
   }
   data::DataLoaderConfig loader;
   loader.batch_size = d.gen_batch_size.value_or(d.train_batch_size);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -112,6 +113,27 @@ TEST(DecodeImage, NotAnImageNamesWhere) {
   EXPECT_THROW(decode_image(broken, "x.png"), Error);
   std::vector<std::uint8_t> jpeg = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16};
   EXPECT_THROW(decode_image(jpeg, "x.jpg"), Error);
+}
+
+// A JPEG cut in half: libjpeg only warns (and fills grey); Pillow refuses a truncated image, and
+// so does verlpp.
+TEST(DecodeImage, TruncatedJpegIsAnError) {
+  if (!image_decoding_supported()) GTEST_SKIP() << "built without image decoding";
+  std::ifstream in(
+      std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/vision/images/photo_300x47.jpg",
+      std::ios::binary);
+  std::vector<std::uint8_t> jpeg((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(jpeg.size(), 100u);
+  EXPECT_NO_THROW(decode_image(jpeg, "whole.jpg"));
+  jpeg.resize(jpeg.size() / 2);
+  try {
+    decode_image(jpeg, "half.jpg");
+    FAIL() << "a truncated JPEG was decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("half.jpg: cannot decode the JPEG image: Premature end"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // CRC-32 (ISO 3309, as PNG chunks carry it), bit by bit.

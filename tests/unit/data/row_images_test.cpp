@@ -145,6 +145,21 @@ TEST_F(RLHFDatasetImages, ImagesBecomePadRunsAndPerRowTensors) {
   EXPECT_FALSE(batch.has_non_tensor("images"));
 }
 
+// A text row of an image dataset whose text holds the pad token would make the model look for
+// features that are not there: refused, naming the row.
+TEST_F(RLHFDatasetImages, PadTokenInTextIsRefused) {
+  if (!image_decoding_supported()) GTEST_SKIP() << "built without image decoding";
+  const std::string rows =
+      R"({"prompt": [{"role": "user", "content": "<image>Find x."}], "images": [")" + kImages +
+      R"(tiny_a.png"]})" + "\n" +
+      R"({"prompt": [{"role": "user", "content": "What <|image_pad|> is 1+2?"}]})" + "\n";
+  const RLHFDataset dataset(config(rows), *tokenizer_);
+  EXPECT_NE(error_of([&] {
+              dataset.collate({0, 1});
+            }).find("rows.jsonl line 2: the prompt's text holds the image pad token"),
+            std::string::npos);
+}
+
 TEST_F(RLHFDatasetImages, FilterCountsImageTokens) {
   if (!image_decoding_supported()) GTEST_SKIP() << "built without image decoding";
   // Text alone is ~20 tokens; with the 600 x 330 image's 190 pads it is above 100.
@@ -178,6 +193,22 @@ TEST_F(RLHFDatasetImages, BadImagesNameTheRow) {
               dataset.collate({1});
             }).find("rows.jsonl line 2: image 0: cannot open " + dir_.path("missing.png")),
             std::string::npos);
+  // A folder (or device, pipe) is refused before reading: it would fail, never end or block.
+  const std::string folder =
+      R"({"prompt": [{"role": "user", "content": "<image>One."}], "images": ["."]})";
+  const std::string e = error_of([&] { RLHFDataset(config(folder), *tokenizer_).collate({0}); });
+  EXPECT_NE(e.find("rows.jsonl line 1: image 0: "), std::string::npos) << e;
+  EXPECT_NE(e.find(". is not a regular file"), std::string::npos) << e;
+  // An empty list still needs its placeholders to match (verl asserts it); null does not.
+  const std::string empty =
+      R"({"prompt": [{"role": "user", "content": "<image>One."}], "images": []})";
+  EXPECT_NE(error_of([&] {
+              RLHFDataset(config(empty), *tokenizer_);
+            }).find("rows.jsonl line 1: the row has 0 images but its messages hold 1"),
+            std::string::npos);
+  const std::string null_images =
+      R"({"prompt": [{"role": "user", "content": "<image>One."}], "images": null})";
+  EXPECT_FALSE(RLHFDataset(config(null_images), *tokenizer_).has_images());
   const std::string counts =
       R"({"prompt": [{"role": "user", "content": "No placeholder."}], "images": ["broken.png"]})";
   EXPECT_NE(error_of([&] {

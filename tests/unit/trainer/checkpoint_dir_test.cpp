@@ -1,6 +1,7 @@
 #include "verlpp/trainer/checkpoint_dir.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -14,7 +15,11 @@ namespace fs = std::filesystem;
 class CheckpointDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "verlpp_ckpt_test";
+    // One folder per test and process: ctest runs the cases of this suite in parallel.
+    dir_ = fs::temp_directory_path() /
+           ("verlpp_ckpt_test_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
