@@ -30,8 +30,8 @@ bool geo3k_standin_supported();
 
 // Writes OUTPUT_DIR/{train,test}.jsonl (the problem with a leading "<image>", verl's instruction)
 // and OUTPUT_DIR/images/*.png, referenced by relative path. Returns the files written. Throws
-// verlpp::Error for an unknown kind, max_count outside [1, 9], a row count outside [1, 10^6], a folder that
-// cannot be written, or a build without cairo.
+// verlpp::Error for an unknown kind, max_count outside [1, 9], a row count outside [1, 10^6], a
+// folder that cannot be written, or a build without cairo.
 std::vector<std::string> write_geo3k_standin(const std::string& output_dir,
                                              const Geo3kStandinOptions& options);
 
