@@ -1,7 +1,6 @@
 // `verlpp data gsm8k` and `verlpp data geo3k`: write verl-schema train/test files (JSONL, and
 // Parquet where built); geo3k from the public dataset's files or as a generated stand-in.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -33,7 +32,6 @@ Command add_data_command(CLI::App& app) {
   gsm8k->add_flag("--no-parquet", options->no_parquet, "write JSONL only");
   auto geo = std::make_shared<Options>();
   auto standin = std::make_shared<data::Geo3kStandinOptions>();
-  auto kinds = std::make_shared<std::string>("count,angle,area");
   CLI::App* geo3k = data->add_subcommand(
       "geo3k",
       "hiyouga/geometry3k (INPUT/{train,test}[-*].parquet or .jsonl with problem/answer/images) "
@@ -50,20 +48,15 @@ Command add_data_command(CLI::App& app) {
       ->default_val(64);
   geo3k->add_option("--test-rows", standin->test_rows, "--standin: test rows")->default_val(16);
   geo3k->add_option("--seed", standin->seed, "--standin: the drawing's seed")->default_val(0);
-  geo3k->add_option("--kinds", *kinds, "--standin: question kinds, of count, angle, area");
+  geo3k->add_option("--kinds", standin->kinds, "--standin: question kinds, of count, angle, area")
+      ->delimiter(',');
   geo3k->add_option("--max-count", standin->max_count, "--standin: most circles to count")
       ->default_val(5);
   return {
-      data, [options, geo, standin, kinds, geo3k, draw] {
+      data, [options, geo, standin, geo3k, draw] {
         if (geo3k->parsed()) {
           std::vector<std::string> files;
           if (*draw) {
-            standin->kinds.clear();
-            for (std::size_t start = 0; start <= kinds->size();) {
-              const std::size_t comma = std::min(kinds->find(',', start), kinds->size());
-              standin->kinds.push_back(kinds->substr(start, comma - start));
-              start = comma + 1;
-            }
             files = data::write_geo3k_standin(geo->output, *standin);
           } else if (geo->input.empty()) {
             throw Error("verlpp data geo3k: give --input DIR (the public dataset) or --standin");

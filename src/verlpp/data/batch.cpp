@@ -22,6 +22,27 @@ std::string keys_of(const Map& map) {
   return keys;
 }
 
+// values[i] for each of `indices` (checked by the caller), in that order.
+template <typename T>
+std::vector<T> picked(const std::vector<T>& values, const std::vector<std::int64_t>& indices) {
+  std::vector<T> out;
+  out.reserve(indices.size());
+  for (const auto index : indices) out.push_back(values[static_cast<std::size_t>(index)]);
+  return out;
+}
+
+// The values of `key` of every batch of `batches`, one after another (`field` picks the map).
+template <typename T, typename Field>
+std::vector<T> joined(const std::vector<Batch>& batches, const std::string& key,
+                      const Field& field) {
+  std::vector<T> all;
+  for (const auto& batch : batches) {
+    const auto& part = field(batch).at(key);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
 }  // namespace
 
 void Batch::check_size(const std::string& key, std::int64_t rows) {
@@ -97,18 +118,8 @@ Batch Batch::select(const std::vector<std::int64_t>& indices) const {
   for (const auto& [key, tensor] : tensors_) {
     out.set_tensor(key, tensor.index_select(0, index_tensor.to(tensor.device())));
   }
-  for (const auto& [key, values] : non_tensors_) {
-    std::vector<nlohmann::json> picked;
-    picked.reserve(indices.size());
-    for (const auto index : indices) picked.push_back(values[static_cast<std::size_t>(index)]);
-    out.set_non_tensor(key, std::move(picked));
-  }
-  for (const auto& [key, values] : row_tensors_) {
-    std::vector<at::Tensor> picked;
-    picked.reserve(indices.size());
-    for (const auto index : indices) picked.push_back(values[static_cast<std::size_t>(index)]);
-    out.set_row_tensors(key, std::move(picked));
-  }
+  for (const auto& [key, values] : non_tensors_) out.set_non_tensor(key, picked(values, indices));
+  for (const auto& [key, values] : row_tensors_) out.set_row_tensors(key, picked(values, indices));
   if (!out.has_fields_) out.size_ = static_cast<std::int64_t>(indices.size());
   return out;
 }
@@ -171,20 +182,14 @@ Batch Batch::concat(const std::vector<Batch>& batches) {
     out.set_tensor(key, at::cat(parts, 0));
   }
   for (const auto& [key, values] : first.non_tensors_) {
-    std::vector<nlohmann::json> all;
-    for (const auto& batch : batches) {
-      const auto& part = batch.non_tensors_.at(key);
-      all.insert(all.end(), part.begin(), part.end());
-    }
-    out.set_non_tensor(key, std::move(all));
+    out.set_non_tensor(
+        key, joined<nlohmann::json>(
+                 batches, key, [](const Batch& b) -> const auto& { return b.non_tensors(); }));
   }
   for (const auto& [key, values] : first.row_tensors_) {
-    std::vector<at::Tensor> all;
-    for (const auto& batch : batches) {
-      const auto& part = batch.row_tensors_.at(key);
-      all.insert(all.end(), part.begin(), part.end());
-    }
-    out.set_row_tensors(key, std::move(all));
+    out.set_row_tensors(
+        key, joined<at::Tensor>(
+                 batches, key, [](const Batch& b) -> const auto& { return b.row_tensors(); }));
   }
   if (!out.has_fields_) {
     for (const auto& batch : batches) out.size_ += batch.size_;

@@ -178,9 +178,8 @@ std::vector<std::string> write_geo3k_standin(const std::string& output_dir,
       row["extra_info"]["kind"] = kind;
       rows.push_back(std::move(row));
     }
-    const std::string jsonl = (fs::path(output_dir) / (split + ".jsonl")).string();
-    write_jsonl(jsonl, rows);
-    written.push_back(jsonl);
+    const auto files = write_split(output_dir, split, rows, /*parquet=*/false);
+    written.insert(written.end(), files.begin(), files.end());
   }
   return written;
 }

@@ -64,9 +64,12 @@ RgbImage fetch_image(const RgbImage& image, const ResizeBounds& bounds) {
   return resize_bicubic(image, w, h);
 }
 
+ResizeBounds processor_bounds(const ImageProcessorConfig& c) {
+  return {c.patch_size * c.merge_size, c.min_pixels, c.max_pixels, /*clamp_small_sides=*/false};
+}
+
 ProcessedImage process_image(const RgbImage& image, const ImageProcessorConfig& c) {
-  const ResizeBounds bounds{c.patch_size * c.merge_size, c.min_pixels, c.max_pixels,
-                            /*clamp_small_sides=*/false};
+  const ResizeBounds bounds = processor_bounds(c);
   const auto [h, w] = smart_resize(image.height, image.width, bounds);
   ProcessedImage out;
   out.resized = resize_bicubic(image, w, h, BicubicFixedPoint::kTorchUint8);

@@ -58,6 +58,10 @@ struct ProcessedImage {
   }
 };
 
+// The processor's smart_resize bounds: factor patch x merge, its min/max pixels, small sides
+// refused (transformers' copy).
+ResizeBounds processor_bounds(const ImageProcessorConfig& config);
+
 // The processor's smart_resize (factor patch x merge), the bicubic resize of transformers'
 // torchvision backend (uint8, antialiased; image_resize.h kTorchUint8), rescale, normalise and
 // patchify.

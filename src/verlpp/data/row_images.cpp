@@ -151,8 +151,7 @@ ProcessedImage prepare_image(const RgbImage& image, const ImageSettings& setting
 std::int64_t image_token_count(int width, int height, const ImageSettings& settings) {
   const auto [h1, w1] = smart_resize(height, width, settings.fetch);
   const ImageProcessorConfig& p = settings.processor;
-  const ResizeBounds bounds{p.patch_size * p.merge_size, p.min_pixels, p.max_pixels, false};
-  const auto [h2, w2] = smart_resize(h1, w1, bounds);
+  const auto [h2, w2] = smart_resize(h1, w1, processor_bounds(p));
   const std::int64_t merged = static_cast<std::int64_t>(p.patch_size) * p.merge_size;
   return (h2 / merged) * (w2 / merged);
 }

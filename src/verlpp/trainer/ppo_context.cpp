@@ -20,10 +20,9 @@ constexpr std::uint64_t kValueHeadSeed = 42;
 
 // The image side of the dataset for the model at `model_path`: its vision tower's patch, frame and
 // merge sizes (those of the processor that matches it), the rest Qwen3.5's processor settings.
-data::ImageSettings image_settings(const config::DataConfig& d, const std::string& model_path) {
+data::ImageSettings image_settings(const config::DataConfig& d, const model::ModelConfig& config) {
   data::ImageSettings s;
   s.image_key = d.image_key;
-  const model::ModelConfig config = model::load_model_config(model_path);
   if (!config.vision) return s;
   const model::VisionConfig& v = *config.vision;
   s.processor.patch_size = static_cast<int>(v.patch_size);
@@ -35,9 +34,8 @@ data::ImageSettings image_settings(const config::DataConfig& d, const std::strin
 
 // A dataset with images needs a vision-language model whose image token is the tokenizer's.
 void check_image_tokens(const data::RLHFDataset& dataset, const tokenizer::Tokenizer& tokenizer,
-                        const std::string& model_path) {
+                        const model::ModelConfig& config, const std::string& model_path) {
   if (!dataset.has_images()) return;
-  const model::ModelConfig config = model::load_model_config(model_path);
   if (!config.vision) {
     throw Error(model_path +
                 ": the data has images (data.image_key) but config.json has no vision_config (a "
@@ -56,6 +54,7 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
                                                 const std::vector<std::string>& files,
                                                 std::int64_t max_samples, bool shuffle,
                                                 const tokenizer::Tokenizer& tokenizer,
+                                                const model::ModelConfig& model_config,
                                                 const std::string& model_path) {
   data::RLHFDatasetConfig c;
   c.files = files;
@@ -67,9 +66,9 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
   c.max_samples = max_samples;
   c.shuffle = shuffle;
   c.seed = d.seed.value_or(1);
-  c.images = image_settings(d, model_path);
+  c.images = image_settings(d, model_config);
   auto dataset = std::make_unique<data::RLHFDataset>(c, tokenizer);
-  check_image_tokens(*dataset, tokenizer, model_path);
+  check_image_tokens(*dataset, tokenizer, model_config, model_path);
   return dataset;
 }
 
@@ -77,10 +76,12 @@ void load_data(PpoContext& ctx) {
   const config::DataConfig& d = ctx.config.data;
   if (d.train_files.empty()) throw Error("data.train_files: no training data given");
   const std::string& model = ctx.config.model.path;
-  ctx.train_data =
-      make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer, model);
+  const model::ModelConfig model_config = model::load_model_config(model);
+  ctx.train_data = make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer,
+                                model_config, model);
   if (!d.val_files.empty()) {
-    ctx.val_data = make_dataset(d, d.val_files, d.val_max_samples, false, *ctx.tokenizer, model);
+    ctx.val_data =
+        make_dataset(d, d.val_files, d.val_max_samples, false, *ctx.tokenizer, model_config, model);
   }
   data::DataLoaderConfig loader;
   loader.batch_size = d.gen_batch_size.value_or(d.train_batch_size);
