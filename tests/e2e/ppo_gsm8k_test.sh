@@ -13,9 +13,12 @@ source "$SRC/tests/e2e/lib.sh"
 
 prepare_gsm8k
 init_tiny_qwen3
+# verl's seed scripts read the Parquet files; so does this run where the build writes them.
+ext=jsonl
+[ -f "$work/gsm8k/train.parquet" ] && ext=parquet
 
 common=(
-  data.train_files="$work/gsm8k/train.jsonl" data.val_files="$work/gsm8k/test.jsonl"
+  data.train_files="$work/gsm8k/train.$ext" data.val_files="$work/gsm8k/test.$ext"
   data.train_max_samples=8 data.val_max_samples=2 data.train_batch_size=2
   data.max_prompt_length=256 data.max_response_length=8
   actor_rollout_ref.model.path="$work/model"

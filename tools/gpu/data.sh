@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # GPU-machine job for the data layer (run from the root of a copy of the worktree; writes to $OUT).
-#  1. Makes the Parquet fixture and its JSONL twin with pyarrow (tools/make_parquet_fixture.py).
+#  1. Makes the Parquet fixtures with pyarrow: GSM8K and its JSONL twin
+#     (tools/make_parquet_fixture.py), the column-types and geo3k hub-layout files
+#     (tools/make_parquet_types_fixture.py; copied into tests/fixtures/data and $OUT/fixtures).
 #  2. Reports where pyarrow's Arrow/Parquet C++ headers and libraries are.
 #  3. Builds verlpp with Parquet support against them, runs the data tests (the Parquet parity test
 #     included), writes Parquet with `verlpp data gsm8k` and reads it back with pyarrow.
@@ -14,6 +16,9 @@ cp "$OUT"/gsm8k_verl/*.parquet tests/fixtures/data/gsm8k_verl/
 diff -q "$OUT/gsm8k_verl/train.jsonl" tests/fixtures/data/gsm8k_verl/train.jsonl &&
   diff -q "$OUT/gsm8k_verl/test.jsonl" tests/fixtures/data/gsm8k_verl/test.jsonl &&
   echo "jsonl twins identical"
+
+python3 tools/make_parquet_types_fixture.py "$OUT/fixtures" 2>&1 | tee -a "$OUT/fixture.log"
+cp -r "$OUT/fixtures/parquet_types" "$OUT/fixtures/geo3k_hf" tests/fixtures/data/
 
 python3 - <<'EOF' 2>&1 | tee "$OUT/arrow_probe.log"
 import glob, os, pyarrow

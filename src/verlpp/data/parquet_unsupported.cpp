@@ -1,4 +1,4 @@
-// Parquet entry points of a build without Apache Arrow.
+// Parquet entry points of a build with neither Apache Arrow nor DuckDB.
 #include "verlpp/core/error.h"
 #include "verlpp/data/parquet_io.h"
 
@@ -9,9 +9,9 @@ namespace {
   throw Error(path +
               ": this verlpp was built without Parquet support. Convert the file to JSONL (e.g. "
               "python3 -c \"import pandas as p;p.read_parquet('x.parquet').to_json('x.jsonl',"
-              "orient='records',lines=True,force_ascii=False)\"), or rebuild with Apache Arrow C++ "
-              "(an Arrow/Parquet CMake package, or `pip install pyarrow`) and "
-              "-DVERLPP_WITH_PARQUET=ON");
+              "orient='records',lines=True,force_ascii=False)\"), or rebuild with Parquet: run "
+              "scripts/setup (installs DuckDB) or install Apache Arrow C++ (an Arrow/Parquet CMake "
+              "package, or `pip install pyarrow`), then -DVERLPP_WITH_PARQUET=ON");
 }
 
 }  // namespace

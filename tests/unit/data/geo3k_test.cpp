@@ -11,6 +11,7 @@
 #include "verlpp/data/geo3k_preprocess.h"
 #include "verlpp/data/geo3k_standin.h"
 #include "verlpp/data/image_decode.h"
+#include "verlpp/data/parquet_io.h"
 #include "verlpp/data/row_images.h"
 #include "verlpp/data/row_reader.h"
 
@@ -85,6 +86,23 @@ int regions(const RgbImage& image) {
     }
   }
   return count;
+}
+
+// The hub's layout: data/{train,test}-00000-of-00001.parquet with the images' bytes inside
+// (tools/make_parquet_types_fixture.py, pyarrow).
+TEST(Geo3kPreprocess, HubParquetShards) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  testing::TempDir dir;
+  const std::string hub = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/data/geo3k_hf";
+  preprocess_geo3k(hub, dir.path("out"), false);
+  const RowFile train = read_rows(dir.path("out/train.jsonl"));
+  ASSERT_EQ(train.rows.size(), 2u);
+  EXPECT_EQ(train.rows[1]["reward_model"]["ground_truth"], "\\frac{3}{2}");
+  EXPECT_EQ(train.rows[1]["images"], Row::parse(R"([{"path": "images/train_1_0.png"}])"));
+  EXPECT_EQ(bytes_of(dir.path("out/images/train_0_0.png")), bytes_of(kImages + "tiny_a.png"));
+  EXPECT_EQ(bytes_of(dir.path("out/images/train_1_0.png")), bytes_of(kImages + "tiny_b.png"));
+  EXPECT_EQ(read_rows(dir.path("out/test.jsonl")).rows[0]["extra_info"]["question"],
+            "<image>Find y.");
 }
 
 TEST(Geo3kStandin, CountAnswersAreWhatIsDrawn) {

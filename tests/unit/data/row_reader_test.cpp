@@ -1,8 +1,12 @@
-// Reading verl-schema files: JSONL/JSON, Parquet (pyarrow fixture, when built with Arrow), and the
-// errors a new user meets.
+// Reading verl-schema files: JSONL/JSON, Parquet (pyarrow fixture, in builds with Parquet: Arrow or
+// DuckDB), and the errors a new user meets.
 #include "verlpp/data/row_reader.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
@@ -101,7 +105,7 @@ TEST(RowReader, ParquetFromPyarrowReadsLikeItsJsonlTwin) {
   }
 }
 
-TEST(RowReader, ParquetRoundTripThroughArrow) {
+TEST(RowReader, ParquetRoundTrip) {
   if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
   TempDir dir;
   const std::string out = dir.path("train.parquet");
@@ -109,6 +113,94 @@ TEST(RowReader, ParquetRoundTripThroughArrow) {
   EXPECT_EQ(read_rows(out).rows, read_rows(fixture("gsm8k_verl/train.jsonl")).rows);
   const std::string junk = dir.file("junk.parquet", "not parquet");
   EXPECT_NE(error_of(junk).find(junk), std::string::npos);
+}
+
+// The writer infers one type per column as Arrow's JSON reader does: integers and floats widen to
+// double, objects take the union of their fields (absent ones read back as null), strings that
+// look like dates or UUIDs stay strings, a column that is null in every row stays null.
+TEST(RowReader, ParquetWriterInfersOneTypePerColumn) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  TempDir dir;
+  const std::string jsonl =
+      dir.file("in.jsonl",
+               "{\"n\": 1, \"s\": \"2024-01-01\", \"o\": {\"a\": 1}, "
+               "\"l\": [], \"z\": null, \"e\": {}}\n"
+               "{\"n\": 2.5, \"s\": \"3c9d1a8e-8d3e-4a3b-9b1d-3f8f3e7b7a11\", "
+               "\"o\": {\"b\": \"x\"}, \"l\": [[1, 2], []], \"z\": null, \"e\": {}}\n");
+  const std::string out = dir.path("out.parquet");
+  write_parquet_from_jsonl(jsonl, out);
+  const std::vector<Row> rows = read_parquet(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], Row::parse(R"({"n": 1.0, "s": "2024-01-01", "o": {"a": 1, "b": null},
+                                    "l": [], "z": null, "e": {}})"));
+  EXPECT_EQ(rows[1], Row::parse(R"({"n": 2.5, "s": "3c9d1a8e-8d3e-4a3b-9b1d-3f8f3e7b7a11",
+                                    "o": {"a": null, "b": "x"}, "l": [[1, 2], []], "z": null,
+                                    "e": {}})"));
+  EXPECT_TRUE(rows[0]["n"].is_number_float());
+}
+
+TEST(RowReader, ParquetWriterRefusesAColumnOfTwoTypes) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  TempDir dir;
+  const std::string jsonl =
+      dir.file("in.jsonl", "{\"x\": {\"y\": 1}}\n{\"x\": {\"y\": 2}}\n{\"x\": {\"y\": \"3\"}}\n");
+  const std::string out = dir.path("out.parquet");
+  std::string message = "no error";
+  try {
+    write_parquet_from_jsonl(jsonl, out);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find(jsonl + " line 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("x.y"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A failed write leaves an existing file as it was.
+TEST(RowReader, ParquetWriterKeepsTheOldFileWhenItFails) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  TempDir dir;
+  const std::string out = dir.path("train.parquet");
+  write_parquet_from_jsonl(fixture("gsm8k_verl/train.jsonl"), out);
+  const std::string bad = dir.file("bad.jsonl", "{\"x\": 1}\n{\"x\": \"one\"}\n");
+  EXPECT_THROW(write_parquet_from_jsonl(bad, out), Error);
+  EXPECT_EQ(read_rows(out).rows, read_rows(fixture("gsm8k_verl/train.jsonl")).rows);
+}
+
+TEST(RowReader, ParquetMissingFileIsNamed) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  EXPECT_NE(error_of("/nonexistent/train.parquet").find("/nonexistent/train.parquet"),
+            std::string::npos);
+}
+
+std::string hex_of(const std::string& bytes) {
+  std::string out;
+  for (const unsigned char c : bytes) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// tools/make_parquet_types_fixture.py wrote types.parquet with pyarrow and types.json from the
+// same Python values: every type a verl or Hugging Face file may hold reads back as those values.
+TEST(RowReader, ParquetTypesFromPyarrow) {
+  if (!parquet_supported()) GTEST_SKIP() << "built without Parquet support";
+  const std::vector<Row> rows = read_parquet(fixture("parquet_types/types.parquet"));
+  std::ifstream in(fixture("parquet_types/types.json"));
+  const Row want = Row::parse(in);
+  ASSERT_EQ(rows.size(), want.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (const auto& [key, value] : want[r].items()) {
+      if (key == "blob_hex") {
+        EXPECT_EQ(rows[r]["blob"].is_null() ? Row() : Row(hex_of(rows[r]["blob"])), value) << r;
+      } else if (key == "dec" && !value.is_null()) {
+        const Row& got = rows[r][key];
+        EXPECT_EQ(got.is_string() ? std::stod(got.get<std::string>()) : got.get<double>(),
+                  std::stod(value.get<std::string>()))
+            << r;
+      } else {
+        EXPECT_EQ(rows[r][key], value) << "row " << r << " column " << key;
+      }
+    }
+  }
 }
 
 }  // namespace

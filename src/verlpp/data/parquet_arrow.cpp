@@ -1,4 +1,4 @@
-// Parquet I/O through Apache Arrow C++ (compiled only when CMake found Arrow and Parquet).
+// Parquet I/O through Apache Arrow C++ (built when CMake found Arrow; see parquet_io.h).
 #include "verlpp/data/parquet_io.h"
 
 #include <arrow/api.h>
