@@ -83,20 +83,17 @@ __device__ float block_sum(float v, float* scratch) {
   return total;
 }
 
-// x * rsqrt(sum(x^2) + 1e-6) over n elements of `x` into `out` (fp32, times `scale`), each step
-// rounded to T as ATen's ops on a T tensor do.
+// x * rsqrt(sum(x^2) + 1e-6) over n elements of `x` into `out` (times `scale`), in fp32 from x's
+// values (transformers 5 normalises q and k after their cast to fp32).
 template <typename T>
 __device__ void l2_normalize(const T* x, int n, float scale, float* out, float* scratch) {
   float partial = 0.f;
   for (int i = threadIdx.x; i < n; i += kInputThreads) {
     const float xi = load(x, i);
-    partial += round_to(xi * xi, x);
+    partial = fmaf(xi, xi, partial);
   }
-  const float sum = round_to(block_sum(partial, scratch), x);
-  const float inverse = round_to(rsqrtf(round_to(sum + 1e-6f, x)), x);
-  for (int i = threadIdx.x; i < n; i += kInputThreads) {
-    out[i] = round_to(load(x, i) * inverse, x) * scale;
-  }
+  const float inverse = rsqrtf(block_sum(partial, scratch) + 1e-6f);
+  for (int i = threadIdx.x; i < n; i += kInputThreads) out[i] = load(x, i) * inverse * scale;
 }
 
 // One block per (value head, sequence).

@@ -34,12 +34,11 @@ struct DeltaRuleDecodeParams {
 };
 
 // The decode step's inputs from Gated DeltaNet's projections (models.md §3.2), one kernel instead
-// of ATen's l2 norms, casts, softplus and sigmoid, with the same roundings: per sequence n and
+// of ATen's casts, l2 norms, softplus and sigmoid, with the same roundings: per sequence n and
 // value head h (key head h / (value_heads / key_heads)), from conv [n] = [q | k | v] channels
 // (key_heads * dk, key_heads * dk, value_heads * dv) after the convolution, in the element type:
-//   q = l2norm(q) * scale, k = l2norm(k)  (l2norm(x) = x * rsqrt(sum(x^2) + 1e-6), each product,
-//       the sum, the sum + 1e-6, the rsqrt and the result rounded to the element type as ATen
-//       computes it on such tensors), then fp32
+//   q = l2norm(fp32(q)) * scale, k = l2norm(fp32(k))  (l2norm(x) = x * rsqrt(sum(x^2) + 1e-6) in
+//       fp32, as transformers 5 normalises after the cast)
 //   v = fp32(v),  g = -exp(A_log) * softplus(a + dt_bias) in fp32,  beta = sigmoid(b) rounded
 // to the element type, then fp32. Outputs contiguous fp32, the layout delta_rule_decode takes.
 struct DeltaRuleDecodeInputsParams {

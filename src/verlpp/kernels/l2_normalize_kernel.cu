@@ -27,12 +27,11 @@ __global__ void forward_kernel(L2NormalizeParams p) {
   float partial = 0.f;
   for (int i = lane; i < p.dim; i += 32) {
     const float xi = load(x, i);
-    partial += round_to(xi * xi, x);
+    partial = fmaf(xi, xi, partial);
   }
-  const float sum = round_to(warp_sum(partial), x);
-  const float inverse = round_to(rsqrtf(round_to(sum + 1e-6f, x)), x);
+  const float inverse = rsqrtf(warp_sum(partial) + 1e-6f);
   float* y = p.y + row * p.dim;
-  for (int i = lane; i < p.dim; i += 32) y[i] = round_to(load(x, i) * inverse, x) * p.scale;
+  for (int i = lane; i < p.dim; i += 32) y[i] = load(x, i) * inverse * p.scale;
 }
 
 template <typename T>

@@ -2,9 +2,9 @@
 // with the cast to fp32 and the query scale folded in, forward and backward: the CUDA core, with
 // raw pointers and no LibTorch (the binding is l2_normalize.h).
 //
-// Per row x (d elements of the element type): y = l2norm(x) * scale in fp32, where l2norm(x) =
-// x * rsqrt(sum(x^2) + 1e-6) with each product, the sum, the sum + 1e-6, the rsqrt and the result
-// rounded to the element type, as ATen computes it on such a tensor (transformers' torch path).
+// Per row x (d elements of the element type): y = l2norm(x) * scale, all in fp32 from x's values,
+// where l2norm(x) = x * rsqrt(sum(x^2) + 1e-6) (transformers 5 casts q and k to fp32 before the
+// norm, "to match the FLA library"; bench/results/qwen3_5_bf16_gap).
 // Backward, in fp32 from the unrounded r = rsqrt(sum(x^2) + 1e-6):
 //   dx = scale * (r dy - r^3 x (x . dy)), rounded once to the element type.
 // Rows are (t, h) of a [T, H, d] tensor with strides (stride_t, stride_h, 1); y, dy and dx are

@@ -170,10 +170,10 @@ struct KernelL2Normalize : torch::autograd::Function<KernelL2Normalize> {
   }
 };
 
-// l2norm(x) * scale in fp32, the norm with x's dtype's roundings (transformers' torch path).
+// l2norm(x) * scale, the norm taken in fp32 (transformers 5 casts q and k to fp32 first).
 at::Tensor normalized_fp32(const at::Tensor& x, double scale) {
   if (kernels::can_l2_normalize(x)) return KernelL2Normalize::apply(x, scale)[0];
-  const at::Tensor y = l2_normalize(x).to(at::kFloat);
+  const at::Tensor y = l2_normalize(x.to(at::kFloat));
   return scale == 1.0 ? y : y * scale;
 }
 
@@ -255,8 +255,8 @@ DeltaRuleOutput recurrent_gated_delta_rule_step(const at::Tensor& q, const at::T
   const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
   // Batched over (row, head) as [N * H, ...] matrix products: the state is read and written a few
   // times per step rather than once per elementwise term (a decode step is bound by its traffic).
-  const at::Tensor qn = (l2_normalize(q).to(at::kFloat) * scale).reshape({N * H, 1, dk});
-  const at::Tensor kn = l2_normalize(k).to(at::kFloat).reshape({N * H, dk, 1});
+  const at::Tensor qn = (l2_normalize(q.to(at::kFloat)) * scale).reshape({N * H, 1, dk});
+  const at::Tensor kn = l2_normalize(k.to(at::kFloat)).reshape({N * H, dk, 1});
   const at::Tensor decay = g.to(at::kFloat).exp().reshape({N * H, 1, 1});
   const at::Tensor decayed = state.reshape({N * H, dk, dv}) * decay;
   const at::Tensor memory = at::bmm(kn.transpose(1, 2), decayed);  // S^T k [N * H, 1, dv]
@@ -281,9 +281,9 @@ at::Tensor recurrent_gated_delta_rule_update(const at::Tensor& q, const at::Tens
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(states.size(2)));
   const auto fp32 = [](const at::Tensor& x) { return x.to(at::kFloat).contiguous(); };
-  return kernels::delta_rule_decode(fp32(l2_normalize(q).to(at::kFloat) * scale),
-                                    fp32(l2_normalize(k)), fp32(v), fp32(g), fp32(beta), states,
-                                    slots.contiguous());
+  return kernels::delta_rule_decode(fp32(l2_normalize(q.to(at::kFloat)) * scale),
+                                    fp32(l2_normalize(k.to(at::kFloat))), fp32(v), fp32(g),
+                                    fp32(beta), states, slots.contiguous());
 }
 
 }  // namespace verlpp::model

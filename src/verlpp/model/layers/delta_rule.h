@@ -3,8 +3,8 @@
 // torch_recurrent_gated_delta_rule compute it (models.md §3.1). Per value head, with state
 // S [dk, dv] (S_0 = 0 or a cached state):
 //   S <- e^{g_t} S;  S <- S + k_t (beta_t (v_t - S^T k_t))^T;  o_t = S^T q_t
-// with q, k l2-normalised over dk (x * rsqrt(sum(x^2) + 1e-6), in the inputs' dtype as
-// transformers does it) and q scaled by dk^-1/2; everything after the norm in fp32.
+// with q, k cast to fp32 and l2-normalised over dk (x * rsqrt(sum(x^2) + 1e-6); transformers 5
+// normalises after the cast, "to match the FLA library") and q scaled by dk^-1/2; all in fp32.
 //
 // Chunked form (training and prefill): chunks of C = 64 tokens of one sequence; per chunk
 // gamma = cumsum(g), D_rs = e^{gamma_r - gamma_s} (s <= r), L = strictly lower (diag(beta) K K^T ⊙
@@ -93,7 +93,8 @@ at::Tensor recurrent_gated_delta_rule_update(const at::Tensor& q, const at::Tens
                                              const at::Tensor& beta, at::Tensor& states,
                                              const at::Tensor& slots);
 
-// x * rsqrt(sum(x^2, last dim) + 1e-6) in x's dtype (fla's and transformers' l2norm).
+// x * rsqrt(sum(x^2, last dim) + 1e-6) in x's dtype (fla's and transformers' l2norm; the delta
+// rule applies it to fp32 q and k).
 at::Tensor l2_normalize(const at::Tensor& x);
 
 }  // namespace verlpp::model
