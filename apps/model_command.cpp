@@ -16,6 +16,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/model/model_config.h"
 #include "verlpp/model/presets.h"
 #include "verlpp/model/score.h"
 #include "verlpp/tokenizer/tokenizer.h"
@@ -229,7 +230,8 @@ int run_export(const ExportOptions& o) {
   const model::ModelConfig stored = model::load_model_config(actor.string());
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");
-  const auto lm = model::CausalLM::from_pretrained(actor.string(), dtype, at::Device(at::kCPU));
+  const auto lm = model::CausalLM::from_pretrained(actor.string(), dtype, at::Device(at::kCPU),
+                                                   model::has_vision_tower(stored));
   lm.save_pretrained(o.output, dtype);
   if (fs::exists(actor / "tokenizer.json")) trainer::copy_tokenizer_files(actor, o.output);
   std::cerr << "verlpp: exported " << actor.string() << " (" << dtype_name(dtype) << ") to "

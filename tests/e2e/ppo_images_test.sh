@@ -104,6 +104,28 @@ for k, v in straight[2].items():
 PY
   fail "resume differs from the straight run"
 
+# --- 2b. text-only data with the vision-language checkpoint: the tower is kept -------------------
+# It gets no gradient (AdamW leaves it as torch does a parameter whose grad is None) and the
+# checkpoint keeps it, bit for bit, in the vision-language layout.
+out=$(seed "$work/text.jsonl" "$work/ckpt_text" data.train_files="$SRC/tests/fixtures/data/gsm8k_verl/train.jsonl" \
+      data.val_files="$SRC/tests/fixtures/data/gsm8k_verl/test.jsonl" trainer.total_training_steps=1 \
+      trainer.save_freq=1 trainer.val_before_train=False); rc=$?
+[ "$rc" -eq 0 ] || fail "text-only run with the VL checkpoint (exit $rc): $(tail -20 <<<"$out")"
+PYTHONPATH="$SRC/tests/e2e" python3 - "$work/vlm" "$work/ckpt_text/global_step_1/actor/huggingface" <<'PY' ||
+import json, sys
+from compare_runs import tensors_of
+before, after = tensors_of(sys.argv[1] + "/model.safetensors"), tensors_of(sys.argv[2] + "/model.safetensors")
+assert sorted(before) == sorted(after), set(before) ^ set(after)
+visual = [n for n in after if n.startswith("model.visual.")]
+assert len(visual) == 2 + 1 + 2 * 12 + 6, len(visual)
+changed = [n for n in visual if before[n] != after[n]]
+assert not changed, ("vision tower changed by text-only training", changed[:3])
+moved = [n for n in after if not n.startswith("model.visual.") and before[n] != after[n]]
+assert moved, "the language model did not train"
+assert json.load(open(sys.argv[2] + "/config.json"))["architectures"] == ["Qwen3_5MoeForConditionalGeneration"]
+PY
+  fail "text-only training lost or changed the vision tower"
+
 # --- 3. bad input --------------------------------------------------------------------------------
 bad() {  # bad NAME ROWS EXPECTED
   printf '%s\n%s\n' "$2" "$2" > "$work/$1.jsonl"

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -58,8 +59,8 @@ struct Optimizer::Impl {
   AdamWConfig config;
   LrSchedule schedule;
   std::int64_t scheduler_step = 0;
-  std::int64_t adam_step = 0;  // updates applied: AdamW's bias-correction step
-  dist::Communicator dp;       // replicated: gradients all-reduced over it
+  std::vector<std::int64_t> steps;  // per parameter: updates applied (AdamW's bias-correction t)
+  dist::Communicator dp;            // replicated: gradients all-reduced over it
   std::shared_ptr<fsdp::ShardedModel> sharded;
 
   Impl(std::vector<at::Tensor> params, const AdamWConfig& cfg, std::int64_t total_steps)
@@ -73,48 +74,59 @@ struct Optimizer::Impl {
     exp_avgs = zeros_like_all(masters);
     exp_avg_sqs = zeros_like_all(masters);
     for (const auto& m : masters) state_steps.push_back(at::zeros({}, m.options()));
+    steps.assign(masters.size(), 0);
   }
 
   std::int64_t shard_count() const { return sharded ? sharded->group().size() : 1; }
   std::int64_t shard_index() const { return sharded ? sharded->group().rank() : 0; }
 
-  // The gradients in fp32 on the masters' device: the shard's reduced gradients, or the model's
-  // (zeros where a parameter got none, converted in one multi-tensor copy) summed over the
-  // replicated ranks.
-  std::vector<at::Tensor> master_gradients() const {
-    std::vector<at::Tensor> grads;
-    if (sharded) {
-      grads = sharded->gradient_shards();
-    } else {
-      std::vector<at::Tensor> converted, model_grads;
-      for (std::size_t i = 0; i < parameters.size(); ++i) {
-        const at::Tensor& grad = parameters[i].grad();
-        grads.push_back(grad.defined() ? at::empty_like(parameters[i], at::kFloat)
-                                       : at::zeros_like(parameters[i], at::kFloat));
-        if (!grad.defined()) continue;
-        converted.push_back(grads.back());
-        model_grads.push_back(grad.detach());
+  // The gradients in fp32 on the masters' device (the shard's reduced gradients, or the model's
+  // converted in one multi-tensor copy and summed over the replicated ranks), zeros where a
+  // parameter got none, and which parameters got one on any rank (`has_grad`).
+  std::vector<at::Tensor> master_gradients(std::vector<bool>& has_grad) const {
+    std::vector<at::Tensor> grads, converted, model_grads;
+    const std::vector<at::Tensor> shards =
+        sharded ? sharded->gradient_shards() : std::vector<at::Tensor>();
+    has_grad.assign(parameters.size(), false);
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const at::Tensor& grad = sharded ? shards[i] : parameters[i].grad();
+      has_grad[i] = grad.defined();
+      if (sharded && grad.defined()) {
+        grads.push_back(grad);
+        continue;
       }
-      compat::foreach_copy(converted, model_grads);
-      sum_over_ranks(grads);
+      grads.push_back(grad.defined() ? at::empty_like(parameters[i], at::kFloat)
+                                     : at::zeros_like(parameters[i], at::kFloat));
+      if (!grad.defined()) continue;
+      converted.push_back(grads.back());
+      model_grads.push_back(grad.detach());
     }
+    compat::foreach_copy(converted, model_grads);
+    if (!sharded) sum_over_ranks(grads, has_grad);
     if (config.optimizer_offload) {
       for (auto& g : grads) g = g.to(at::kCPU);
     }
     return grads;
   }
 
-  // The gradients summed over the data-parallel ranks, through one flat fp32 buffer.
-  void sum_over_ranks(std::vector<at::Tensor>& grads) const {
+  // The gradients summed over the data-parallel ranks, through one flat fp32 buffer that also
+  // carries each parameter's has-a-gradient flag (so every rank updates the same parameters).
+  void sum_over_ranks(std::vector<at::Tensor>& grads, std::vector<bool>& has_grad) const {
     if (dp.backend() == "none") return;
     std::vector<at::Tensor> flat;
     for (const auto& g : grads) flat.push_back(g.reshape(-1));
+    std::vector<float> flags(has_grad.begin(), has_grad.end());
+    flat.push_back(at::tensor(flags, grads.front().options()));
     at::Tensor buffer = at::cat(flat);
     dp.all_reduce(buffer, dist::ReduceOp::sum);
     std::int64_t offset = 0;
     for (auto& g : grads) {
       g.copy_(buffer.narrow(0, offset, g.numel()).view_as(g));
       offset += g.numel();
+    }
+    const at::Tensor any = buffer.narrow(0, offset, static_cast<std::int64_t>(flags.size())).cpu();
+    for (std::size_t i = 0; i < has_grad.size(); ++i) {
+      has_grad[i] = any[static_cast<std::int64_t>(i)].item<float>() > 0;
     }
   }
 
@@ -132,29 +144,38 @@ struct Optimizer::Impl {
     return std::sqrt(sharded->group().all_reduce(squares, dist::ReduceOp::sum));
   }
 
-  // torch.optim.AdamW's update with _foreach kernels (CPU and LibTorch < 2), or the fused CUDA
-  // kernel: p *= 1 − lr·wd; m = β1·m + (1 − β1)·g; v = β2·v + (1 − β2)·g²;
-  // p −= lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + eps).
-  void adamw(const std::vector<at::Tensor>& grads, double lr) {
-    ++adam_step;
-    at::_foreach_add_(state_steps, 1.0);
+  // torch.optim.AdamW's update of the parameters that got a gradient (torch skips those whose grad
+  // is None: no decay, no moment or step change), with _foreach kernels (CPU and LibTorch < 2) or
+  // the fused CUDA kernel: t += 1; p *= 1 − lr·wd; m = β1·m + (1 − β1)·g; v = β2·v + (1 − β2)·g²;
+  // p −= lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + eps), with each parameter's own t.
+  void adamw(const std::vector<at::Tensor>& all_grads, const std::vector<bool>& has_grad,
+             double lr) {
+    std::vector<at::Tensor> p, g, m, v, t;
+    std::vector<c10::Scalar> sqrt_bc2, step_size;
     const AdamWConfig& c = config;
-    if (compat::fused_adamw(masters, grads, exp_avgs, exp_avg_sqs, state_steps, lr, c.beta1,
-                            c.beta2, c.weight_decay, c.eps)) {
-      return;
+    for (std::size_t i = 0; i < masters.size(); ++i) {
+      if (!has_grad[i]) continue;
+      p.push_back(masters[i]);
+      g.push_back(all_grads[i]);
+      m.push_back(exp_avgs[i]);
+      v.push_back(exp_avg_sqs[i]);
+      t.push_back(state_steps[i]);
+      const double step = static_cast<double>(++steps[i]);
+      sqrt_bc2.emplace_back(std::sqrt(1.0 - std::pow(c.beta2, step)));
+      step_size.emplace_back(-lr / (1.0 - std::pow(c.beta1, step)));
     }
-    const double t = static_cast<double>(adam_step);
-    const double bias_correction1 = 1.0 - std::pow(c.beta1, t);
-    const double bias_correction2 = 1.0 - std::pow(c.beta2, t);
-    at::_foreach_mul_(masters, 1.0 - lr * c.weight_decay);
-    at::_foreach_mul_(exp_avgs, c.beta1);
-    at::_foreach_add_(exp_avgs, grads, 1.0 - c.beta1);
-    at::_foreach_mul_(exp_avg_sqs, c.beta2);
-    at::_foreach_addcmul_(exp_avg_sqs, grads, grads, 1.0 - c.beta2);
-    std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sqs);
-    at::_foreach_div_(denom, std::sqrt(bias_correction2));
+    if (p.empty()) return;
+    at::_foreach_add_(t, 1.0);
+    if (compat::fused_adamw(p, g, m, v, t, lr, c.beta1, c.beta2, c.weight_decay, c.eps)) return;
+    at::_foreach_mul_(p, 1.0 - lr * c.weight_decay);
+    at::_foreach_mul_(m, c.beta1);
+    at::_foreach_add_(m, g, 1.0 - c.beta1);
+    at::_foreach_mul_(v, c.beta2);
+    at::_foreach_addcmul_(v, g, g, 1.0 - c.beta2);
+    std::vector<at::Tensor> denom = at::_foreach_sqrt(v);
+    at::_foreach_div_(denom, sqrt_bc2);
     at::_foreach_add_(denom, c.eps);
-    at::_foreach_addcdiv_(masters, exp_avgs, denom, -lr / bias_correction1);
+    at::_foreach_addcdiv_(p, m, denom, step_size);
   }
 
   void copy_masters_to_parameters() { compat::foreach_copy(parameters, masters); }
@@ -215,7 +236,8 @@ Optimizer::~Optimizer() = default;
 StepResult Optimizer::step() {
   c10::AutoGradMode no_grad(false);
   StepResult result;
-  std::vector<at::Tensor> grads = impl_->master_gradients();
+  std::vector<bool> has_grad;
+  std::vector<at::Tensor> grads = impl_->master_gradients(has_grad);
   result.grad_norm = impl_->global_norm(grads);
   if (!std::isfinite(result.grad_norm)) {
     zero_grad();
@@ -224,7 +246,7 @@ StepResult Optimizer::step() {
   const double clip = impl_->config.clip_grad;
   const double clip_coef = clip / (result.grad_norm + 1e-6);  // torch's clip_grad_norm_
   if (clip > 0 && clip_coef < 1.0) at::_foreach_mul_(grads, clip_coef);
-  impl_->adamw(grads, lr());
+  impl_->adamw(grads, has_grad, lr());
   impl_->copy_masters_to_parameters();
   result.applied = true;
   return result;
@@ -259,11 +281,13 @@ void Optimizer::save(const std::string& folder) const {
     tensors.emplace_back("exp_avg." + n, impl_->exp_avgs[i]);
     tensors.emplace_back("exp_avg_sq." + n, impl_->exp_avg_sqs[i]);
   }
+  tensors.emplace_back("adam_steps", at::tensor(impl_->steps, at::kLong));
+  const std::int64_t last_step = *std::max_element(impl_->steps.begin(), impl_->steps.end());
   const std::map<std::string, std::string> metadata = {
       {"verlpp_format", kFormat},
       {"world_size", std::to_string(shard_count())},
       {"rank", std::to_string(shard_index())},
-      {"adam_step", std::to_string(impl_->adam_step)},
+      {"adam_step", std::to_string(last_step)},
       {"scheduler_step", std::to_string(impl_->scheduler_step)}};
   const fs::path path = fs::path(folder) / shard_file_name(shard_count(), shard_index());
   write_atomically(path, [&](const fs::path& temporary) {
@@ -328,6 +352,22 @@ void check_format(const model::SafetensorsFile& file, bool legacy, std::int64_t 
   }
 }
 
+// Each parameter's AdamW step: the "adam_steps" tensor, or (files of earlier verlpp versions, where
+// every parameter stepped together) the metadata adam_step for all.
+std::vector<std::int64_t> restore_steps(const model::SafetensorsFile& file, std::size_t count) {
+  if (!file.contains("adam_steps")) {
+    return std::vector<std::int64_t>(count, metadata_int(file, "adam_step"));
+  }
+  const at::Tensor saved = file.tensor("adam_steps").to(at::kLong).contiguous();
+  if (saved.dim() != 1 || saved.size(0) != static_cast<std::int64_t>(count)) {
+    throw Error("optimizer state " + file.path() + ": adam_steps has " +
+                std::to_string(saved.numel()) + " entries, the model " + std::to_string(count) +
+                " parameters");
+  }
+  const std::int64_t* data = saved.data_ptr<std::int64_t>();
+  return std::vector<std::int64_t>(data, data + count);
+}
+
 }  // namespace
 
 void Optimizer::load(const std::string& folder) {
@@ -347,9 +387,11 @@ void Optimizer::load(const std::string& folder) {
     s.restore_rows(files, "exp_avg", i, s.exp_avgs[i]);
     s.restore_rows(files, "exp_avg_sq", i, s.exp_avg_sqs[i]);
   }
-  s.adam_step = metadata_int(first, "adam_step");
+  s.steps = restore_steps(first, s.masters.size());
   s.scheduler_step = metadata_int(first, "scheduler_step");
-  for (auto& step : s.state_steps) step.fill_(static_cast<double>(s.adam_step));
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    s.state_steps[i].fill_(static_cast<double>(s.steps[i]));
+  }
   s.copy_masters_to_parameters();
 }
 

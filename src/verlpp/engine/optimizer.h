@@ -5,9 +5,12 @@
 //
 // step(): gradients of the model parameters are copied into fp32, their global L2 norm is taken
 // (the metric grad_norm, before clipping) and clipped to clip_grad; a non-finite norm skips the
-// update (verl zeroes the gradients and does not step); otherwise AdamW updates the masters and
-// the model parameters are overwritten with the masters cast to their dtype. On CUDA with
-// LibTorch >= 2.1 the update is one fused kernel (torch.optim.AdamW(fused=True)); elsewhere
+// update (verl zeroes the gradients and does not step); otherwise AdamW updates the masters of
+// the parameters that got a gradient (on any rank) and the model parameters are overwritten with
+// the masters cast to their dtype. A parameter without a gradient (a vision tower on text-only
+// data, an expert no token chose) is left as it is, as torch.optim skips parameters whose grad is
+// None: no weight decay, no moment update, and its own AdamW step count t does not advance. On CUDA
+// with LibTorch >= 2.1 the update is one fused kernel (torch.optim.AdamW(fused=True)); elsewhere
 // _foreach kernels with the same formula. The learning rate
 // follows LrSchedule, advanced once per training step by advance_lr().
 //
@@ -76,8 +79,10 @@ class Optimizer {
 
   // Optimizer state to and from safetensors files in `folder`, one per shard, named as verl
   // names its per-rank files: optim_world_size_{W}_rank_{r}.safetensors with fp32 "master.i",
-  // "exp_avg.i", "exp_avg_sq.i" of parameter i's rows that shard holds (shard_rows.h) and
-  // metadata verlpp_format, world_size, rank, adam_step, scheduler_step. save() writes this
+  // "exp_avg.i", "exp_avg_sq.i" of parameter i's rows that shard holds (shard_rows.h), int64
+  // "adam_steps" [parameters] (each parameter's step t; files without it give every parameter
+  // the metadata adam_step) and metadata verlpp_format, world_size, rank, adam_step (the
+  // largest t), scheduler_step. save() writes this
   // rank's file through a temporary name (a replicated run calls it on one rank). load() reads
   // the rows this rank needs from the files of whatever world size wrote them (resharding), or a
   // single optimizer.bin of earlier verlpp versions, and sets the parameters from the masters. It

@@ -507,6 +507,10 @@ ModelConfig parse_model_config(const nlohmann::json& top, const std::string& sou
   return c;
 }
 
+bool has_vision_tower(const ModelConfig& config) {
+  return config.vision_language && config.vision.has_value();
+}
+
 ModelConfig load_model_config(const std::string& path) {
   std::filesystem::path file(path);
   if (std::filesystem::is_directory(file)) file /= "config.json";
@@ -703,6 +707,7 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
     }
   }
   shape.vocab_size = integer_field(text, top, "vocab_size");
+  shape.max_position_embeddings = integer_field(text, top, "max_position_embeddings");
   shape.linear_num_key_heads = integer_field(text, top, "linear_num_key_heads").value_or(0);
   shape.linear_num_value_heads = integer_field(text, top, "linear_num_value_heads").value_or(0);
   for (const json* object : {&text, &top}) {

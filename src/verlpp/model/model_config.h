@@ -152,6 +152,10 @@ Architecture parse_architecture(const std::string& name, const std::string& wher
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& source);
 // Reads DIR/config.json (or the file itself when `path` names a file).
 ModelConfig load_model_config(const std::string& path);
+// Whether a checkpoint with this config has a vision tower that CausalLM::from_pretrained reads
+// with with_vision (a vision-language config with a vision_config). Loading and saving such a
+// checkpoint without its tower would drop the tower from the saved copy.
+bool has_vision_tower(const ModelConfig& config);
 
 // config.json content that transformers 4 and 5 load (RoPE written both as rope_theta +
 // rope_scaling and as rope_parameters). Qwen3.5 is written as its text-only class
@@ -167,6 +171,7 @@ struct ModelShape {
   int64_t num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0;
   std::optional<int64_t> num_experts;  // num_experts / num_local_experts / n_routed_experts
   std::optional<int64_t> vocab_size;
+  std::optional<int64_t> max_position_embeddings;  // the positions the model holds
   // Hybrid models (Qwen3.5): linear-attention layers among num_hidden_layers (from layer_types),
   // and the Gated DeltaNet head counts; 0 otherwise.
   int64_t linear_attention_layers = 0;

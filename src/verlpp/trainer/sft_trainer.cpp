@@ -18,6 +18,7 @@
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/engine/training_state.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/model/model_config.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/adamw_settings.h"
 #include "verlpp/trainer/checkpoint_dir.h"
@@ -216,17 +217,19 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   loader_config.batch_size = config.data.train_batch_size;
   loader_config.seed = config.trainer.seed;
   data::StatefulDataLoader loader(train.size(), loader_config);
-  Run run{config,
-          placement.world,
-          device,
-          tokenizer_dir,
-          std::move(tok),
-          model::CausalLM::from_pretrained(model_path, dtype, device),
-          std::move(train),
-          std::nullopt,
-          std::move(loader),
-          0,
-          {}};
+  Run run{
+      config,
+      placement.world,
+      device,
+      tokenizer_dir,
+      std::move(tok),
+      model::CausalLM::from_pretrained(
+          model_path, dtype, device, model::has_vision_tower(model::load_model_config(model_path))),
+      std::move(train),
+      std::nullopt,
+      std::move(loader),
+      0,
+      {}};
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);

@@ -2,9 +2,11 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <string>
 
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
@@ -138,6 +140,34 @@ TEST(Optimizer, SaveAndLoadContinueIdentically) {
   Optimizer third({wrong}, config_with(0.05, 0.01, 1.0), 10);
   EXPECT_THROW(third.load(path), Error);
   EXPECT_THROW(third.load(path + ".missing"), Error);
+  std::filesystem::remove_all(dir, error);
+}
+
+// torch.optim.AdamW skips a parameter whose grad is None: it keeps its value (no weight decay)
+// and its step count; its first update, whenever it comes, is a first step (t = 1):
+// p = 2·(1 − 0.1·0.01) − 0.1·g/(|g| + 1e-8) with g = −0.25, however many steps the others took.
+TEST(Optimizer, ParametersWithoutAGradientAreLeftAsTheyAre) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("verlpp_optim_skip_" + std::to_string(::getpid()));
+  std::error_code error;
+  std::filesystem::remove_all(dir, error);
+  std::filesystem::create_directories(dir);
+  at::Tensor used = parameter({1.0}), unused = parameter({2.0});
+  Optimizer optimizer({used, unused}, config_with(0.1, 0.01, 10.0), 10);
+  for (int step = 0; step < 3; ++step) {
+    set_grad(used, {0.5});
+    EXPECT_TRUE(optimizer.step().applied);
+    optimizer.zero_grad();
+  }
+  EXPECT_EQ(unused.item<double>(), 2.0);
+  optimizer.save(dir.string());
+  at::Tensor used2 = parameter({0.0}), unused2 = parameter({0.0});
+  Optimizer resumed({used2, unused2}, config_with(0.1, 0.01, 10.0), 10);
+  resumed.load(dir.string());
+  set_grad(unused2, {-0.25});
+  resumed.step();
+  EXPECT_NEAR(unused2.item<double>(), 2.0 * (1 - 0.001) + 0.1 * 0.25 / (0.25 + 1e-8), 1e-6);
+  EXPECT_EQ(used2.item<double>(), used.item<double>());
   std::filesystem::remove_all(dir, error);
 }
 

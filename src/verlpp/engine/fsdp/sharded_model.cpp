@@ -45,6 +45,7 @@ struct Param {
   std::int64_t row_numel = 1;  // elements per dim-0 row
   at::Tensor shard;            // [capacity, ...] model dtype
   at::Tensor grad_shard;       // [capacity, ...] fp32, undefined until a gradient arrives
+  at::Tensor grad_seen;        // [1] fp32: the ranks whose backward gave this parameter a gradient
 
   std::int64_t shard_numel() const { return rows.capacity * row_numel; }
 };
@@ -99,19 +100,23 @@ struct ShardedModel::Impl {
   }
 
   // Sums the unit's gradients over the ranks into the gradient shards (fp32) and drops the full
-  // gradients; every rank must call it for the same units in the same order.
+  // gradients; every rank must call it for the same units in the same order. Each parameter's
+  // block carries one more column, 1 where this rank had a gradient for it: summed, it tells every
+  // rank whether any rank did (a parameter no rank's backward reached gets no gradient shard).
   void reduce_scatter(Unit& unit) {
     std::vector<at::Tensor> blocks;
     for (std::size_t i : unit.params) {
       Param& p = params[i];
       const std::int64_t rows = p.shape[0];
-      at::Tensor block = at::zeros({world() * p.rows.capacity, p.row_numel},
-                                   p.full.options().dtype(at::kFloat).requires_grad(false));
-      if (p.full.grad().defined()) {
+      const auto options = p.full.options().dtype(at::kFloat).requires_grad(false);
+      at::Tensor block = at::zeros({world() * p.rows.capacity, p.row_numel}, options);
+      const bool has_grad = p.full.grad().defined();
+      if (has_grad) {
         block.narrow(0, 0, rows).copy_(p.full.grad().reshape({rows, p.row_numel}));
         p.full.mutable_grad() = at::Tensor();
       }
       blocks.push_back(block.view({world(), p.shard_numel()}));
+      blocks.push_back(at::full({world(), 1}, has_grad ? 1.0 : 0.0, options));
     }
     const at::Tensor mine =
         group.reduce_scatter(at::cat(blocks, 1).reshape({-1}), dist::ReduceOp::sum);
@@ -120,12 +125,15 @@ struct ShardedModel::Impl {
       Param& p = params[i];
       const at::Tensor piece =
           mine.narrow(0, offset, p.shard_numel()).view(p.shard.sizes()).to(p.shard.device());
+      const at::Tensor seen = mine.narrow(0, offset + p.shard_numel(), 1);
       if (p.grad_shard.defined()) {
         p.grad_shard.add_(piece);
+        p.grad_seen.add_(seen);
       } else {
         p.grad_shard = piece.clone();
+        p.grad_seen = seen.clone();
       }
-      offset += p.shard_numel();
+      offset += p.shard_numel() + 1;
     }
     unit.in_graph = false;
     unit.backward_started = false;
@@ -263,17 +271,25 @@ std::vector<at::Tensor> ShardedModel::shards() const {
 }
 
 std::vector<at::Tensor> ShardedModel::gradient_shards() const {
-  std::vector<at::Tensor> out;
+  std::vector<at::Tensor> seen;  // read to the host at once: one sync per optimizer step
   for (const Param& p : impl_->params) {
-    out.push_back(p.grad_shard.defined()
-                      ? p.grad_shard
-                      : at::zeros(p.shard.sizes(), p.shard.options().dtype(at::kFloat)));
+    if (p.grad_seen.defined()) seen.push_back(p.grad_seen);
+  }
+  const at::Tensor on_host = seen.empty() ? at::Tensor() : at::cat(seen).to(at::kCPU);
+  std::vector<at::Tensor> out;
+  std::int64_t k = 0;
+  for (const Param& p : impl_->params) {
+    const bool any = p.grad_seen.defined() && on_host[k++].item<float>() > 0;
+    out.push_back(any ? p.grad_shard : at::Tensor());
   }
   return out;
 }
 
 void ShardedModel::zero_grad() {
-  for (Param& p : impl_->params) p.grad_shard = at::Tensor();
+  for (Param& p : impl_->params) {
+    p.grad_shard = at::Tensor();
+    p.grad_seen = at::Tensor();
+  }
 }
 
 std::vector<std::vector<std::int64_t>> ShardedModel::full_shapes() const {

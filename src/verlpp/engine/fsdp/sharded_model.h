@@ -77,7 +77,7 @@ class ShardedModel : public model::LayerHooks {
   // For the optimizer, in declaration order (the model's parameters, then extra_root):
   // this rank's shards [capacity, ...] in the model dtype (on the CPU with param_offload),
   std::vector<at::Tensor> shards() const;
-  // their fp32 gradient shards (zeros where no gradient arrived since zero_grad),
+  // their fp32 gradient shards (undefined where no gradient arrived since zero_grad),
   std::vector<at::Tensor> gradient_shards() const;
   void zero_grad();
   // and each tensor's full shape.
