@@ -5,6 +5,7 @@
 // score. With --input, token ids in and token ids out (no tokenizer): lines {"prompt_ids": [...]}
 // give lines {"index", "sample", "response_ids", "response_log_probs"}.
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <set>
 
 #include "commands.h"
+#include "verlpp/core/atomic_file.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -30,6 +32,7 @@
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/sampling_settings.h"
+#include "verlpp/trainer/stop_tokens.h"
 
 namespace verlpp::apps {
 
@@ -59,48 +62,6 @@ struct GenerateOptions {
   std::string output;
   int threads = 0;
 };
-
-// eos ids of the tokenizer (its generation_config.json included; none without a tokenizer), of
-// the model's config.json and of the model directory's generation_config.json (eos_token_id: an
-// id or a list), without repeats.
-std::vector<int32_t> eos_ids(const tokenizer::Tokenizer* tok, const std::string& model_dir,
-                             const model::ModelConfig& config) {
-  std::set<int32_t> ids;
-  if (tok != nullptr) {
-    ids.insert(tok->special_tokens().eos_token_ids.begin(),
-               tok->special_tokens().eos_token_ids.end());
-  }
-  if (config.eos_token_id >= 0) ids.insert(static_cast<int32_t>(config.eos_token_id));
-  const std::string path = model_dir + "/generation_config.json";
-  std::ifstream in(path);
-  if (in) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(path + ": invalid JSON: " + e.what());
-    }
-    const nlohmann::json eos = j.value("eos_token_id", nlohmann::json());
-    if (eos.is_number_integer()) ids.insert(eos.get<int32_t>());
-    if (eos.is_array()) {
-      for (const auto& e : eos) {
-        if (!e.is_number_integer()) throw Error(path + ": eos_token_id must hold integers");
-        ids.insert(e.get<int32_t>());
-      }
-    }
-  }
-  return {ids.begin(), ids.end()};
-}
-
-// The tokenizer's pad id (else its eos id); 0 without a tokenizer (only response padding and
-// masked prompt padding carry it).
-int32_t pad_id(const tokenizer::Tokenizer* tok) {
-  if (tok == nullptr) return 0;
-  const auto& s = tok->special_tokens();
-  if (s.pad_id) return *s.pad_id;
-  if (s.eos_id) return *s.eos_id;
-  return 0;
-}
 
 // Prompts of token ids, left-padded to the longest (the layout of data::RLHFDataset::collate).
 data::Batch left_padded_batch(const std::vector<std::vector<int32_t>>& encoded, int32_t pad,
@@ -136,7 +97,7 @@ data::Batch prompt_batch(const std::vector<std::string>& texts, const tokenizer:
         tokenizer::OrderedJson::array({{{"role", "user"}, {"content", text}}});
     encoded.push_back(tok.encode_chat(messages, options));
   }
-  return left_padded_batch(encoded, pad_id(&tok), "--prompt");
+  return left_padded_batch(encoded, trainer::pad_token_id(&tok), "--prompt");
 }
 
 // Lines [start, end) of --input as a prompt batch.
@@ -146,7 +107,7 @@ data::Batch id_batch(const std::vector<model::ScoreRequest>& requests, int64_t s
     const auto& ids = requests[static_cast<size_t>(i)].prompt_ids;
     encoded.emplace_back(ids.begin(), ids.end());
   }
-  return left_padded_batch(encoded, pad_id(nullptr), "--input");
+  return left_padded_batch(encoded, trainer::pad_token_id(nullptr), "--input");
 }
 
 std::vector<int32_t> masked_ids(const at::Tensor& ids, const at::Tensor& mask) {
@@ -243,71 +204,31 @@ void write_id_rows(const data::Batch& out, int64_t first_index, int64_t n, std::
   }
 }
 
-int run_generate(const GenerateOptions& o) {
-  if (static_cast<int>(!o.data.empty()) + static_cast<int>(!o.prompts.empty()) +
-          static_cast<int>(!o.input.empty()) !=
-      1) {
-    throw Error("give one of --data FILE, --prompt TEXT or --input IDS.jsonl");
+// --input's prompts: its first --max-samples lines (all with -1), each of at most
+// --max-prompt-length ids (a longer one is an error naming its line, as data.truncation=error is
+// for --data).
+std::vector<model::ScoreRequest> input_prompts(const GenerateOptions& o, int64_t vocab_size) {
+  auto prompts = model::read_score_requests(o.input, vocab_size, /*responses=*/false);
+  if (o.max_samples > 0 && static_cast<size_t>(o.max_samples) < prompts.size()) {
+    prompts.resize(static_cast<size_t>(o.max_samples));
   }
-  if (o.n < 1) throw Error("--n must be >= 1");
-  if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
-  if (o.threads < 0) throw Error("--threads must be >= 1 (or left out: all cores)");
-  if (!o.input.empty() && std::filesystem::is_directory(o.input)) {
-    throw Error("--input " + o.input + ": a folder, expected a JSONL file of prompt_ids");
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    const auto length = static_cast<int64_t>(prompts[i].prompt_ids.size());
+    if (length > o.max_prompt_length) {
+      throw Error(fmt::format("{}:{}: 'prompt_ids' holds {} ids, more than --max-prompt-length {}",
+                              o.input, i + 1, length, o.max_prompt_length));
+    }
   }
-  compat::set_cpu_threads(o.threads);
-  const bool cuda = select_device(o.device) == DeviceKind::cuda;
-  const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-  const at::ScalarType dtype =
-      parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
-  if (!cuda && dtype == at::kHalf) {
-    throw Error(
-        "--dtype float16: LibTorch's CPU matrix products have no float16; use float32 or "
-        "bfloat16 on the CPU");
-  }
-  std::optional<tokenizer::Tokenizer> tok;
-  if (o.input.empty()) {
-    tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));
-  }
-  const tokenizer::Tokenizer* tokenizer = tok ? &*tok : nullptr;
-  const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
+  return prompts;
+}
 
-  config::RolloutConfig rc;
-  rc.response_length = o.response_length;
-  rc.ignore_eos = o.ignore_eos;
-  rc.sampling.temperature = o.greedy ? 0.0 : o.temperature;
-  rc.sampling.do_sample = !o.greedy;
-  rc.sampling.top_k = o.top_k;
-  rc.sampling.top_p = o.top_p;
-  rollout::SamplingParams params = trainer::sampling_settings(
-      rc, false, eos_ids(tokenizer, o.model, lm.config()), pad_id(tokenizer));
-  params.use_kv_cache = !o.no_kv_cache;
-
-  std::optional<data::RLHFDataset> dataset;
-  if (!o.data.empty()) {
-    data::RLHFDatasetConfig dc;
-    dc.files = {o.data};
-    dc.prompt_key = o.prompt_key;
-    dc.max_prompt_length = o.max_prompt_length;
-    dc.max_samples = o.max_samples;
-    dc.shuffle = false;
-    dc.return_raw_chat = false;
-    dataset.emplace(dc, *tok);
-  }
-  std::vector<model::ScoreRequest> id_prompts;
-  if (!o.input.empty()) {
-    id_prompts = model::read_score_requests(o.input, lm.config().vocab_size, /*responses=*/false);
-  }
-  const int64_t total = dataset            ? dataset->size()
-                        : !o.input.empty() ? static_cast<int64_t>(id_prompts.size())
-                                           : static_cast<int64_t>(o.prompts.size());
-
-  std::ofstream file;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file) throw Error("--output " + o.output + ": cannot open for writing");
-  }
-  std::ostream& os = o.output.empty() ? std::cout : file;
+// Generates every row of the batch source in --batch-size chunks and writes them to `os`, then the
+// summary line to stderr.
+void generate_all(const GenerateOptions& o, const model::CausalLM& lm,
+                  const std::optional<tokenizer::Tokenizer>& tok,
+                  const std::optional<data::RLHFDataset>& dataset,
+                  const std::vector<model::ScoreRequest>& id_prompts,
+                  const rollout::SamplingParams& params, int64_t total, std::ostream& os) {
   RowScorer scorer;
   Totals totals;
   double seconds = 0.0;
@@ -347,6 +268,83 @@ int run_generate(const GenerateOptions& o) {
     summary["mean_score"] = totals.score_sum / static_cast<double>(totals.scored);
   }
   std::cerr << "verlpp generate: " << summary.dump() << "\n";
+}
+
+int run_generate(const GenerateOptions& o) {
+  if (static_cast<int>(!o.data.empty()) + static_cast<int>(!o.prompts.empty()) +
+          static_cast<int>(!o.input.empty()) !=
+      1) {
+    throw Error("give one of --data FILE, --prompt TEXT or --input IDS.jsonl");
+  }
+  if (o.n < 1) throw Error("--n must be >= 1");
+  if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
+  if (o.threads < 0) throw Error("--threads must be >= 1 (or left out: all cores)");
+  if (o.max_samples == 0 || o.max_samples < -1) {
+    throw Error("--max-samples must be -1 (every row) or >= 1");
+  }
+  if (o.max_prompt_length < 1) throw Error("--max-prompt-length must be >= 1");
+  if (!o.input.empty() && std::filesystem::is_directory(o.input)) {
+    throw Error("--input " + o.input + ": a folder, expected a JSONL file of prompt_ids");
+  }
+  compat::set_cpu_threads(o.threads);
+  const bool cuda = select_device(o.device) == DeviceKind::cuda;
+  const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  const at::ScalarType dtype =
+      parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
+  if (!cuda && dtype == at::kHalf) {
+    throw Error(
+        "--dtype float16: LibTorch's CPU matrix products have no float16; use float32 or "
+        "bfloat16 on the CPU");
+  }
+  std::optional<tokenizer::Tokenizer> tok;
+  if (o.input.empty()) {
+    tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));
+  }
+  const tokenizer::Tokenizer* tokenizer = tok ? &*tok : nullptr;
+  const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
+
+  config::RolloutConfig rc;
+  rc.response_length = o.response_length;
+  rc.ignore_eos = o.ignore_eos;
+  rc.sampling.temperature = o.greedy ? 0.0 : o.temperature;
+  rc.sampling.do_sample = !o.greedy;
+  rc.sampling.top_k = o.top_k;
+  rc.sampling.top_p = o.top_p;
+  rollout::SamplingParams params = trainer::sampling_settings(
+      rc, false, trainer::stop_token_ids(tokenizer, o.model, lm.config()),
+      trainer::pad_token_id(tokenizer));
+  params.use_kv_cache = !o.no_kv_cache;
+
+  std::optional<data::RLHFDataset> dataset;
+  if (!o.data.empty()) {
+    data::RLHFDatasetConfig dc;
+    dc.files = {o.data};
+    dc.prompt_key = o.prompt_key;
+    dc.max_prompt_length = o.max_prompt_length;
+    dc.max_samples = o.max_samples;
+    dc.shuffle = false;
+    dc.return_raw_chat = false;
+    dataset.emplace(dc, *tok);
+  }
+  std::vector<model::ScoreRequest> id_prompts;
+  if (!o.input.empty()) {
+    id_prompts = input_prompts(o, lm.config().vocab_size);
+  }
+  const int64_t total = dataset            ? dataset->size()
+                        : !o.input.empty() ? static_cast<int64_t>(id_prompts.size())
+                                           : static_cast<int64_t>(o.prompts.size());
+
+  // --output is written under a temporary name and renamed when every row is there: a failed or
+  // killed run leaves an existing file as it was.
+  if (o.output.empty()) {
+    generate_all(o, lm, tok, dataset, id_prompts, params, total, std::cout);
+    return 0;
+  }
+  write_atomically(o.output, [&](const std::filesystem::path& temporary) {
+    std::ofstream file(temporary);
+    if (!file) throw Error("--output " + o.output + ": cannot open for writing");
+    generate_all(o, lm, tok, dataset, id_prompts, params, total, file);
+  });
   return 0;
 }
 
@@ -370,9 +368,10 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--prompt-key", o->prompt_key, "data column with the chat messages")
       ->default_val("prompt");
   cmd->add_option("--max-prompt-length", o->max_prompt_length,
-                  "data.max_prompt_length: longer prompts are an error")
+                  "data.max_prompt_length: longer prompts (--data, --input) are an error")
       ->default_val(1024);
-  cmd->add_option("--max-samples", o->max_samples, "use the first N rows of --data (-1: all)")
+  cmd->add_option("--max-samples", o->max_samples,
+                  "use the first N rows of --data or --input (-1: all)")
       ->default_val(-1);
   cmd->add_option("--temperature", o->temperature, "rollout.temperature")->default_val(1.0);
   cmd->add_option("--top-k", o->top_k, "rollout.top_k (-1: off)")->default_val(-1);

@@ -103,6 +103,26 @@ out=$(gen --response-length 4 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "give one of --data FILE, --prompt TEXT or --input IDS.jsonl" <<<"$out" || fail "no input (exit $rc): $out"
 out=$(gen --prompt hi --top-p 0 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "top_p: expected a value in (0, 1], got 0" <<<"$out" || fail "top_p 0 (exit $rc): $out"
+out=$(gen --prompt hi --top-k -5 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "top_k: expected -1 (off) or a count >= 1, got -5" <<<"$out" || fail "top_k -5 (exit $rc): $out"
+# --input honours --max-prompt-length (an error naming the line) and --max-samples.
+printf '{"prompt_ids": [1, 2]}\n{"prompt_ids": [3, 4, 5]}\n' > "$work/two.jsonl"
+out=$(gen --input "$work/two.jsonl" --max-prompt-length 2 --response-length 2 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "two.jsonl:2: 'prompt_ids' holds 3 ids, more than --max-prompt-length 2" <<<"$out" ||
+  fail "--input longer than --max-prompt-length (exit $rc): $out"
+out=$(gen --input "$work/two.jsonl" --max-samples 1 --response-length 2 2>/dev/null); rc=$?
+[ "$rc" -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] || fail "--input --max-samples 1 (exit $rc): $out"
+# A run that fails part-way (data row 2 is longer than --max-prompt-length; batches of one row)
+# leaves an existing --output as it was, and no temporary file.
+long=$(printf 'seven %.0s' $(seq 1 80))
+printf '{"prompt": [{"role": "user", "content": "hi"}]}\n{"prompt": [{"role": "user", "content": "%s"}]}\n' \
+  "$long" > "$work/rows.jsonl"
+echo "keep me" > "$work/kept.jsonl"
+out=$(gen --data "$work/rows.jsonl" --max-prompt-length 40 --batch-size 1 --response-length 2 \
+      --output "$work/kept.jsonl" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "data.max_prompt_length" <<<"$out" && [ "$(cat "$work/kept.jsonl")" = "keep me" ] &&
+  [ -z "$(ls -A "$work" | grep 'kept.jsonl.tmp')" ] ||
+  fail "failed generate touched --output (exit $rc): $out / $(cat "$work/kept.jsonl")"
 out=$("$VERLPP" generate --model "$work/none" --prompt hi --device cpu 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "$work/none" <<<"$out" || fail "missing model (exit $rc): $out"
 exit $((failures > 0))

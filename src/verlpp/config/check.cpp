@@ -7,6 +7,7 @@
 
 #include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
+#include "verlpp/config/unread_keys.h"
 #include "verlpp/config/validate.h"
 #include "verlpp/model/model_config.h"
 
@@ -53,6 +54,38 @@ std::string inference_line(const std::string& role, const InferenceLayout& i) {
       i.replicas);
 }
 
+// verl's defaults for the request's config name (the built-in config of that name, else
+// ppo_trainer's), without the user's file or overrides.
+Node default_tree(const ConfigRequest& request) {
+  ConfigRequest plain;
+  plain.config_name = request.config_name;
+  try {
+    return compose_config(plain).root;
+  } catch (const Error&) {
+    plain.config_name = "ppo_trainer";
+    return compose_config(plain).root;
+  }
+}
+
+// A user key that nothing reads, set to something else than verl's default: refused, as it would
+// have no effect (the issue-24 audit: every key acts or is reported); an engine implementation
+// setting is listed with the ignored keys instead.
+void refuse_unread_keys(CheckReport& report, const KeyReads& reads, const ConfigRequest& request) {
+  const auto unread =
+      unread_keys(report.composed.user_keys, reads, report.composed.root, default_tree(request));
+  for (const auto& u : unread) {
+    if (u.engine_setting) {
+      report.ignored.push_back(u.key);
+      continue;
+    }
+    add_error(report.findings, u.key,
+              fmt::format("verlpp does not implement this setting: {} would have no effect "
+                          "(verl's default: {})",
+                          u.value, u.default_value),
+              "remove it, or set it to verl's default");
+  }
+}
+
 }  // namespace
 
 bool CheckReport::valid() const {
@@ -63,13 +96,15 @@ bool CheckReport::valid() const {
 CheckReport check_config(const ConfigRequest& request) {
   CheckReport report;
   report.composed = compose_config(request);
-  report.config = bind_config(report.composed.root);
+  KeyReads reads;
+  report.config = bind_config(report.composed.root, &reads);
   const ModelConfig& model = report.config.model;
   const std::optional<model::ModelShape> shape = model::read_model_shape(
       expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
   report.layout = plan_layout(report.config, shape, report.findings);
   validate_config(report.config, report.layout, report.findings);
   report.ignored = ignored_keys(report.composed.user_keys);
+  refuse_unread_keys(report, reads, request);
   return report;
 }
 
@@ -118,7 +153,8 @@ std::string format_report(const CheckReport& r) {
   for (const auto& teacher : l.teachers) out += inference_line("teacher " + teacher.name, teacher);
   if (!r.ignored.empty()) {
     out +=
-        "== accepted but ignored by verlpp (Python-only machinery, inference-server settings):\n";
+        "== accepted but ignored by verlpp (Python-only machinery, inference-server and engine "
+        "implementation settings):\n";
     for (const auto& key : r.ignored) out += "  " + key + "\n";
   }
   std::size_t errors = 0;

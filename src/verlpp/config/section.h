@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,16 +14,22 @@
 
 namespace verlpp::config {
 
-// A map in the tree and its dotted path, with typed, error-reporting getters.
+// The dotted paths the binders read: each getter's key, and for node() the section's own path
+// (its whole subtree). unread_keys.h compares them with the keys a user set.
+using KeyReads = std::set<std::string>;
+
+// A map in the tree and its dotted path, with typed, error-reporting getters that record what
+// they read in `reads` when one is given (children share it).
 class Section {
  public:
-  Section(const Node* node, std::string path) : node_(node), path_(std::move(path)) {}
+  Section(const Node* node, std::string path, KeyReads* reads = nullptr)
+      : node_(node), path_(std::move(path)), reads_(reads) {}
 
   bool has(const std::string& key) const { return node_->find(key) != nullptr; }
   Section child(const std::string& key) const {
-    const Node& value = get(key);
+    const Node& value = lookup(key);
     if (!value.is_map()) fail(key, "expected a map, got " + value.describe());
-    return Section(&value, name(key));
+    return Section(&value, name(key), reads_);
   }
   std::int64_t integer(const std::string& key) const { return to_integer(key, get(key)); }
   std::optional<std::int64_t> opt_integer(const std::string& key) const {
@@ -77,13 +84,26 @@ class Section {
     for (const auto& item : value.items()) out.push_back(to_real(key, item));
     return out;
   }
-  const Node& node() const { return *node_; }
+  const Node& node() const {
+    record(path_);
+    return *node_;
+  }
   const std::string& path() const { return path_; }
 
  private:
   std::string name(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
   const Node& get(const std::string& key) const {
+    const Node& value = lookup(key);
+    record(name(key));
+    return value;
+  }
+
+  void record(const std::string& path) const {
+    if (reads_ != nullptr) reads_->insert(path);
+  }
+
+  const Node& lookup(const std::string& key) const {
     const Node* value = node_->find(key);
     if (value == nullptr) fail(key, "required key is absent (was it deleted with ~?)");
     if (value->is_missing()) {
@@ -119,6 +139,7 @@ class Section {
 
   const Node* node_;
   std::string path_;
+  KeyReads* reads_;
 };
 
 }  // namespace verlpp::config

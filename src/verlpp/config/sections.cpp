@@ -371,8 +371,8 @@ TrainerConfig bind_trainer(const Section& s) {
 
 }  // namespace
 
-Config bind_config(const Node& root) {
-  const Section top(&root, "");
+Config bind_config(const Node& root, KeyReads* reads) {
+  const Section top(&root, "", reads);
   Config c;
   c.model_engine = top.string("model_engine");
   c.data = bind_data(top.child("data"));

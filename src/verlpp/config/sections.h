@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "verlpp/config/node.h"
+#include "verlpp/config/section.h"
 
 namespace verlpp::config {
 
@@ -257,7 +258,7 @@ struct Config {
 
 // Reads the typed sections from a resolved tree. Throws verlpp::Error naming the key for a value of
 // the wrong type ("data.train_batch_size: expected an integer, got a string 'abc'"), an absent key,
-// or an unset required value (???).
-Config bind_config(const Node& root);
+// or an unset required value (???). `reads`, when given, receives the paths read (unread_keys.h).
+Config bind_config(const Node& root, KeyReads* reads = nullptr);
 
 }  // namespace verlpp::config

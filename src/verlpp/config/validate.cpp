@@ -450,12 +450,29 @@ void check_trainer(const Config& c, Findings& out) {
 
 }  // namespace
 
+// The model's positions hold prompt + response: vLLM refuses a max_model_len above the model's
+// max_position_embeddings (the rollout refuses it at run time; check says so before the run).
+void check_model_length(const Config& c, const Layout& layout, Findings& out) {
+  if (!layout.model || !layout.model->max_position_embeddings) return;
+  const std::int64_t positions = *layout.model->max_position_embeddings;
+  const std::int64_t needed = c.rollout.prompt_length + c.rollout.response_length;
+  if (needed <= positions) return;
+  add_error(out, "data.max_prompt_length + data.max_response_length",
+            fmt::format("prompt {} + response {} = {} tokens, but the model holds {} positions "
+                        "(max_position_embeddings in {})",
+                        c.rollout.prompt_length, c.rollout.response_length, needed, positions,
+                        layout.model->source),
+            fmt::format("data.max_response_length={}",
+                        std::max<std::int64_t>(positions - c.rollout.prompt_length, 1)));
+}
+
 void validate_config(const Config& config, const Layout& layout, Findings& findings) {
   check_batches(config, layout, findings);
   check_log_prob_batches(config, layout, findings);
   check_actor(config, layout, findings);
   if (need_critic(config)) check_critic(config, layout, findings);
   check_rollout(config, findings);
+  check_model_length(config, layout, findings);
   check_algorithm(config, findings);
   if (config.distillation.enabled) check_distillation(config, findings);
   check_engine_choice(config, findings);

@@ -10,6 +10,7 @@
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_settings.h"
 #include "verlpp/trainer/sampling_settings.h"
+#include "verlpp/trainer/stop_tokens.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -100,10 +101,13 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
   // Image data: the vision tower is loaded and trained with the text model (verl trains the whole
-  // model; actor.freeze_vision_tower has no reader at verl's HEAD, multimodal.md §7.3).
+  // model; actor.freeze_vision_tower has no reader at verl's HEAD, multimodal.md §7.3). A
+  // vision-language checkpoint keeps its tower on text-only data too: it gets no gradient, so the
+  // optimizer leaves it as it is, and the saved checkpoint still has it (nothing lost).
   const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
+  const bool keep_tower = model::has_vision_tower(model::load_model_config(c.model.path));
   model::CausalLM policy =
-      model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision);
+      model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision || keep_tower);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
   if (c.distillation.enabled) {
@@ -140,10 +144,10 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
 }
 
 void make_sampling(PpoContext& ctx) {
-  const tokenizer::SpecialTokens& special = ctx.tokenizer->special_tokens();
-  std::vector<std::int32_t> eos = special.eos_token_ids;
-  if (eos.empty() && special.eos_id) eos.push_back(*special.eos_id);
-  const std::int32_t pad = special.pad_id.value_or(eos.empty() ? 0 : eos.front());
+  const std::string& model_dir = ctx.config.model.path;
+  const std::vector<std::int32_t> eos =
+      stop_token_ids(ctx.tokenizer.get(), model_dir, model::load_model_config(model_dir));
+  const std::int32_t pad = pad_token_id(ctx.tokenizer.get());
   ctx.train_sampling = sampling_settings(ctx.config.rollout, false, eos, pad);
   ctx.val_sampling = sampling_settings(ctx.config.rollout, true, eos, pad);
 }

@@ -1,0 +1,107 @@
+// Keys a user sets that no verlpp binder reads are refused when their value differs from verl's
+// default (algorithm.rollout_correction.* has no verlpp counterpart yet): `verlpp check` and every
+// run name them instead of training without them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "verlpp/config/check.h"
+
+namespace verlpp::config {
+namespace {
+
+const std::string kIs = "algorithm.rollout_correction.rollout_is";
+
+const std::string kRolloutName = "actor_rollout_ref.rollout.name=vllm";
+
+std::vector<std::string> error_keys(std::vector<std::string> overrides) {
+  ConfigRequest request;
+  request.overrides = std::move(overrides);
+  request.overrides.push_back(kRolloutName);
+  std::vector<std::string> keys;
+  for (const auto& f : check_config(request).findings) {
+    if (f.severity == Finding::Severity::error && f.message.starts_with("verlpp does not")) {
+      keys.push_back(f.key);
+    }
+  }
+  return keys;
+}
+
+TEST(UnreadKeys, AnUnreadKeySetAwayFromItsDefaultIsRefused) {
+  EXPECT_EQ(error_keys({kIs + "=token"}), std::vector<std::string>{kIs});
+  ConfigRequest request;
+  request.overrides = {kIs + "=token", kRolloutName};
+  const CheckReport report = check_config(request);
+  EXPECT_FALSE(report.valid());
+  EXPECT_NE(format_report(report).find(kIs + ": verlpp does not implement this setting: a string "
+                                             "'token' would have no effect (verl's default: null)"),
+            std::string::npos)
+      << format_report(report);
+}
+
+TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
+  EXPECT_TRUE(error_keys({kIs + "=null", "algorithm.rollout_correction.rollout_is_threshold=2",
+                          "data.train_batch_size=64", "+ray_kwargs.ray_init.num_cpus=4"})
+                  .empty());
+}
+
+TEST(UnreadKeys, AKeyAddedWithPlusThatNothingReadsIsRefused) {
+  EXPECT_EQ(error_keys({"+algorithm.my_new_knob=3"}),
+            std::vector<std::string>{"algorithm.my_new_knob"});
+}
+
+// The engines' own implementation settings (seed 002's Megatron knobs, the FSDP determinism and
+// offload policy) have no counterpart in verlpp's engine: listed as ignored, not refused.
+TEST(UnreadKeys, EngineSettingsAreListedAsIgnored) {
+  const std::string knob = "actor_rollout_ref.actor.megatron.override_transformer_config.swiglu";
+  const std::string fsdp = "actor_rollout_ref.actor.fsdp_config.full_determinism";
+  const auto ignored_of = [](const std::string& config_name, std::vector<std::string> overrides) {
+    ConfigRequest request;
+    request.config_name = config_name;
+    request.overrides = std::move(overrides);
+    request.overrides.push_back(kRolloutName);
+    const CheckReport report = check_config(request);
+    for (const auto& f : report.findings)
+      EXPECT_EQ(f.message.find("verlpp does not"), std::string::npos) << f.key;
+    return report.ignored;
+  };
+  const auto fsdp_ignored = ignored_of("ppo_trainer", {fsdp + "=true"});
+  EXPECT_NE(std::find(fsdp_ignored.begin(), fsdp_ignored.end(), fsdp), fsdp_ignored.end());
+  const auto megatron_ignored = ignored_of("ppo_megatron_trainer", {"+" + knob + "=true"});
+  EXPECT_NE(std::find(megatron_ignored.begin(), megatron_ignored.end(), knob),
+            megatron_ignored.end());
+}
+
+// Qwen3-0.6B's config.json has max_position_embeddings 40960: prompt 1,024 + response 39,936 fits
+// exactly, one token more does not (vLLM refuses a max_model_len above it).
+TEST(ModelLength, PromptPlusResponseWithinMaxPositionEmbeddings) {
+  const std::string model = "actor_rollout_ref.model.path=" + std::string(VERLPP_SOURCE_DIR) +
+                            "/tests/fixtures/models/qwen3-0.6b";
+  const auto errors = [&](const std::string& response) {
+    ConfigRequest request;
+    request.overrides = {model, kRolloutName, "data.max_prompt_length=1024",
+                         "data.max_response_length=" + response};
+    std::vector<std::string> out;
+    for (const auto& f : check_config(request).findings) {
+      if (f.severity == Finding::Severity::error) out.push_back(f.key + ": " + f.message);
+    }
+    return out;
+  };
+  for (const auto& e : errors("39936"))
+    EXPECT_EQ(e.find("max_position_embeddings"), std::string::npos) << e;
+  const auto over = errors("39937");
+  ASSERT_EQ(
+      std::count_if(
+          over.begin(), over.end(),
+          [](const std::string& e) {
+            return e.find(
+                       "prompt 1024 + response 39937 = 40961 tokens, but the model holds 40960 "
+                       "positions") != std::string::npos;
+          }),
+      1);
+}
+
+}  // namespace
+}  // namespace verlpp::config
