@@ -410,7 +410,10 @@ def pl_geo_mean(old, lp, A, m, p, info, w=None):
     rho = torch.exp((dstar * m).sum(-1) / (m.sum(-1) + 1e-8))
     abar = (A * m).sum(-1) / (m.sum(-1) + 1e-8)
     loss = (-abar * rho).mean()
-    return loss, {"ppo_kl": masked_mean(-d, m)}
+    moved = (d != dc).double()  # the log-ratios the clamp changed, split by the sign of A
+    return loss, {"ppo_kl": masked_mean(-d, m),
+                  "pg_clipfrac": masked_mean(moved * (A > 0).double(), m),
+                  "pg_clipfrac_lower": masked_mean(moved * (A < 0).double(), m)}
 
 
 def pl_dro(old, lp, A, m, p, info, w=None):
@@ -429,7 +432,8 @@ def pl_cispo(old, lp, A, m, p, info, w=None):
     if w is not None:
         loss = loss * w
     return agg_loss(loss, m, p["loss_agg_mode"], info), {
-        "pg_clipfrac": masked_mean((rho != clipped).double(), m), "ppo_kl": masked_mean(-d, m)}
+        "pg_clipfrac": masked_mean((rho != clipped).double(), m), "pg_clipfrac_lower": 0.0,
+        "ppo_kl": masked_mean(-d, m)}
 
 
 POLICY_LOSSES = {
@@ -471,16 +475,19 @@ def forward_kl_topk(student_logits, teacher_ids, teacher_lp, m, temperature, min
     if min_clamp is not None:
         log_q = torch.clamp(log_q, min=min_clamp)
         log_p = torch.clamp(log_p, min=min_clamp)
-    D = (log_p.exp() * (log_p - log_q)).sum(-1)
-    D = torch.clamp(D, min=0.0)
+    token_kl = log_p.exp() * (log_p - log_q)
+    D = torch.clamp(token_kl.sum(-1), min=0.0)
     k = teacher_ids.shape[-1]
     student_top = torch.topk(student_logits.detach(), k, dim=-1).indices
     overlap = torch.zeros(m.shape)
+    overlap_advantage = torch.zeros(m.shape)  # mean of -token_kl over the shared ids, 0 if none
     for i in range(m.shape[0]):
         for t in range(m.shape[1]):
-            a = set(teacher_ids[i, t].tolist())
             b = set(student_top[i, t].tolist())
-            overlap[i, t] = len(a & b) / k
+            shared = [j for j, tid in enumerate(teacher_ids[i, t].tolist()) if tid in b]
+            overlap[i, t] = len(shared) / k
+            if shared:
+                overlap_advantage[i, t] = -sum(token_kl[i, t, j].item() for j in shared) / len(shared)
     valid = m > 0
     metrics = {
         "distillation/student_mass": masked_mean(student_mass, m),
@@ -490,6 +497,7 @@ def forward_kl_topk(student_logits, teacher_ids, teacher_lp, m, temperature, min
         "distillation/teacher_mass_min": teacher_mass[valid].min(),
         "distillation/teacher_mass_max": teacher_mass[valid].max(),
         "distillation/overlap_ratio": masked_mean(overlap, m),
+        "distillation/overlap_token_advantage": masked_mean(overlap_advantage, m),
     }
     return D, metrics
 

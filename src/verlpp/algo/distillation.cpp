@@ -106,7 +106,8 @@ TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
     log_q = at::clamp_min(log_q, *log_prob_min_clamp);
     log_p = at::clamp_min(log_p, *log_prob_min_clamp);
   }
-  const at::Tensor divergence = at::clamp_min((log_p.exp() * (log_p - log_q)).sum(-1), 0.0);
+  const at::Tensor token_kl = log_p.exp() * (log_p - log_q);
+  const at::Tensor divergence = at::clamp_min(token_kl.sum(-1), 0.0);
 
   // |teacher top-k ∩ student top-k| / k by a sorted search (O(k) memory per token; an all-pairs
   // comparison would need k² and k may be the whole vocabulary). Top-k ids are distinct.
@@ -115,12 +116,19 @@ TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
   const at::Tensor at_or_after =
       at::searchsorted(sorted, teacher_ids.contiguous()).clamp_max(k - 1);
   const at::Tensor shared = sorted.gather(-1, at_or_after) == teacher_ids;
-  const at::Tensor overlap = shared.to(dtype).sum(-1) / static_cast<double>(k);
+  const at::Tensor shared_count = shared.to(dtype).sum(-1);
+  const at::Tensor overlap = shared_count / static_cast<double>(k);
+  // verl's overlap_token_advantage (arXiv 2604.13016): the mean of -p·(log p - log q) over the
+  // teacher's top-k ids that are also in the student's top-k; 0 where none is.
+  const at::Tensor overlap_advantage =
+      (-token_kl.detach() * shared.to(dtype)).sum(-1) / shared_count.clamp_min(1.0);
 
   TopkDivergence result{divergence, {}};
   add_mass_metrics(result.metrics, "student_mass", student_mass, response_mask);
   add_mass_metrics(result.metrics, "teacher_mass", teacher_mass, response_mask);
   result.metrics["distillation/overlap_ratio"] = masked_mean(overlap, response_mask).item<double>();
+  result.metrics["distillation/overlap_token_advantage"] =
+      masked_mean(overlap_advantage, response_mask).item<double>();
   return result;
 }
 

@@ -56,7 +56,9 @@ void validate_distillation_loss_config(const DistillationLossConfig& config);
 struct TopkDivergence {
   at::Tensor divergence;  // [batch, response_length], float32 or float64, differentiable in logits
   // distillation/student_mass (sum of student probs at the teacher's ids), teacher_mass, their
-  // _min/_max, overlap_ratio (mean |teacher top-k ∩ student top-k| / k); over unmasked tokens.
+  // _min/_max, overlap_ratio (mean |teacher top-k ∩ student top-k| / k), overlap_token_advantage
+  // (mean over a token's shared ids of -p·(log p - log q), 0 without one; verl, arXiv
+  // 2604.13016); over unmasked tokens.
   Metrics metrics;
 };
 

@@ -190,7 +190,14 @@ PolicyLossResult geo_mean(const PolicyLossInputs& in, const PolicyLossConfig& c,
     const at::Tensor log_w = in.rollout_is_weights.detach().to(delta.scalar_type()).log();
     per_sequence = per_sequence * (masked_sum(log_w, p.mask, -1) / tokens).exp();
   }
-  return {per_sequence.mean(), {{"ppo_kl", scalar(masked_mean(-delta, p.mask))}}};
+  // verl's clip fractions: tokens whose log-ratio the clamp moved, with A > 0 (upper) and A < 0.
+  const at::Tensor moved = delta != clipped;
+  return {
+      per_sequence.mean(),
+      {{"ppo_kl", scalar(masked_mean(-delta, p.mask))},
+       {"pg_clipfrac", scalar(masked_mean(as_float(moved & (p.advantages > 0), delta), p.mask))},
+       {"pg_clipfrac_lower",
+        scalar(masked_mean(as_float(moved & (p.advantages < 0), delta), p.mask))}}};
 }
 
 PolicyLossResult dro(const PolicyLossInputs& in, const PolicyLossConfig& c,
@@ -214,6 +221,7 @@ PolicyLossResult cispo(const PolicyLossInputs& in, const PolicyLossConfig& c,
   const at::Tensor loss = -clipped.detach() * p.advantages * p.log_prob;
   return {agg_loss(weighted(loss, in), p.mask, c.loss_agg_mode, info),
           {{"pg_clipfrac", scalar(masked_mean(as_float(ratio != clipped, ratio), p.mask))},
+           {"pg_clipfrac_lower", 0.0},  // verl reports 0: cispo has no lower clip
            {"ppo_kl", scalar(masked_mean(-delta, p.mask))}}};
 }
 

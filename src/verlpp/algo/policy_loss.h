@@ -41,12 +41,14 @@
 //   geo_mean  GMPO: dc = clamp(delta, -eps_l, eps_h); d* = sgn(A)*min(sgn(A)*delta, sgn(A)*dc);
 //             rho_i = exp(sum d*·m / (sum m + 1e-8)); Abar_i = sum A·m / (sum m + 1e-8);
 //             loss = mean_i(-Abar_i*rho_i) over all rows (ignores loss_agg_mode and info).
-//             rollout_is_weights enter as their per-sequence geometric mean. ppo_kl.
-//             (arXiv 2507.20673)
+//             rollout_is_weights enter as their per-sequence geometric mean. ppo_kl;
+//             pg_clipfrac = mean(delta != dc and A > 0), pg_clipfrac_lower = mean(delta != dc
+//             and A < 0). (arXiv 2507.20673)
 //   dro       loss = -(log_prob*A - 0.5*dro_beta*delta^2), dro_beta > 0 required. ppo_kl.
-//   cispo     ratio = exp(clamp(delta, +-20)); loss = -sg(clamp(ratio, 1-eps_l,
-//   1+eps_h))*A*log_prob;
-//             pg_clipfrac = mean(ratio != clamped), ppo_kl. (arXiv 2506.13585)
+//   cispo     ratio = exp(clamp(delta, +-20));
+//             loss = -sg(clamp(ratio, 1-eps_l, 1+eps_h))*A*log_prob;
+//             pg_clipfrac = mean(ratio != clamped), pg_clipfrac_lower = 0, ppo_kl.
+//             (arXiv 2506.13585)
 // bypass_mode is recognised as not implemented. Unknown names throw verlpp::Error listing the
 // valid ones.
 #pragma once

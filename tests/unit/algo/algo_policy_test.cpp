@@ -188,7 +188,12 @@ TEST(AlgoPolicyLoss, GeoMeanClipsBySign) {
   // A < 0: max(delta, clamp) = 0.5, -0.1 -> rho = exp(0.4/2); loss row = +rho.
   const double n = 2 + 1e-8;
   const double expected = (-(2 / n) * std::exp(0.1 / n) + (2 / n) * std::exp(0.4 / n)) / 2;
-  EXPECT_NEAR(item(compute_policy_loss("geo_mean", in).loss), expected, 1e-12);
+  const auto r = compute_policy_loss("geo_mean", in);
+  EXPECT_NEAR(item(r.loss), expected, 1e-12);
+  // verl's clip fractions: delta 0.5 is clamped in both rows; A > 0 in row 0 (1 of 4 tokens),
+  // A < 0 in row 1 (1 of 4).
+  EXPECT_NEAR(r.metrics.at("pg_clipfrac"), 0.25, 1e-7);
+  EXPECT_NEAR(r.metrics.at("pg_clipfrac_lower"), 0.25, 1e-7);
 }
 
 TEST(AlgoPolicyLoss, DroAndCispo) {
@@ -205,6 +210,7 @@ TEST(AlgoPolicyLoss, DroAndCispo) {
   const auto r = compute_policy_loss("cispo", in);
   EXPECT_NEAR(item(r.loss), 2.4, 1e-12);
   EXPECT_NEAR(r.metrics.at("pg_clipfrac"), 1.0, 1e-7);
+  EXPECT_EQ(r.metrics.at("pg_clipfrac_lower"), 0.0);
   r.loss.backward();
   EXPECT_NEAR(item(in.log_prob.grad()), -2.4, 1e-12);
 }
@@ -309,6 +315,9 @@ TEST(AlgoDistillation, ForwardKlTopk) {
   expect_near(r.divergence, {{0.6 * std::log(0.6 / 0.25), 0.9 * std::log(0.9 / 0.75), 0}}, 1e-9,
               "D");
   EXPECT_NEAR(r.metrics.at("distillation/overlap_ratio"), 2 / (3 + 1e-8), 1e-9);
+  // Tokens 1 and 2 overlap: -p·ln(p/q) there (token 2's term unclamped), 0 at token 0.
+  EXPECT_NEAR(r.metrics.at("distillation/overlap_token_advantage"),
+              (-0.9 * std::log(0.9 / 0.75) - 0.5 * std::log(0.5 / 0.75)) / (3 + 1e-8), 1e-9);
   EXPECT_NEAR(r.metrics.at("distillation/teacher_mass_max"), 0.9, 1e-12);
   EXPECT_NEAR(r.metrics.at("distillation/student_mass_min"), 0.25, 1e-9);
   // log_prob_min_clamp -1: log q = ln 0.25 = -1.386 -> -1.
