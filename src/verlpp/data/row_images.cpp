@@ -24,7 +24,8 @@ ImageRef parse_ref(const Row& entry, const std::string& image_key, const RowOrig
   const bool has_bytes = entry.is_object() && entry.contains("bytes") && entry["bytes"].is_string();
   const bool has_path = entry.is_object() && entry.contains("path") && entry["path"].is_string();
   if (has_bytes && !entry["bytes"].get_ref<const std::string&>().empty()) {
-    return {entry["bytes"].get<std::string>(), has_path ? entry["path"].get<std::string>() : ""};
+    return {entry["bytes"].get_ref<const std::string&>(),
+            has_path ? entry["path"].get<std::string>() : ""};
   }
   if (has_path && !entry["path"].get_ref<const std::string&>().empty()) {
     return {"", entry["path"].get<std::string>()};
@@ -131,14 +132,15 @@ Row image_messages(const Row& messages, std::size_t images, const RowOrigin& ori
 }
 
 std::string read_image_bytes(const ImageRef& ref, const RowOrigin& origin, std::size_t k) {
-  if (!ref.bytes.empty()) return ref.bytes;
+  if (!ref.bytes.empty()) return std::string(ref.bytes);
   std::filesystem::path path(ref.path);
   if (path.is_relative()) path = std::filesystem::path(origin.file).parent_path() / path;
   return read_file(path, origin, k);
 }
 
 RgbImage load_image(const ImageRef& ref, const RowOrigin& origin, std::size_t k) {
-  const std::string bytes = read_image_bytes(ref, origin, k);
+  const std::string from_file = ref.bytes.empty() ? read_image_bytes(ref, origin, k) : "";
+  const std::string_view bytes = ref.bytes.empty() ? std::string_view(from_file) : ref.bytes;
   const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
   return decode_image(std::span<const std::uint8_t>(data, bytes.size()),
                       fmt::format("{} image {}", origin.describe(), k));

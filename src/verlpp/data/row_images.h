@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "verlpp/data/image_processor.h"
@@ -18,10 +19,11 @@ namespace verlpp::data {
 
 // One entry of the image column, as verl's geo3k.py writes it (the Hugging Face Image feature:
 // {"bytes": PNG/JPEG bytes, "path": ...}) or as a plain path string. Bytes win over a path, as
-// in datasets' Image.decode_example.
+// in datasets' Image.decode_example. `bytes` views the row's own string (no copy of the image):
+// an ImageRef is valid while its row is.
 struct ImageRef {
-  std::string bytes;  // encoded image (Parquet binary); empty: read `path`
-  std::string path;   // absolute, or relative to the folder of the row's data file
+  std::string_view bytes;  // encoded image (Parquet binary); empty: read `path`
+  std::string path;        // absolute, or relative to the folder of the row's data file
 };
 
 // What the image side of the dataset does: verl's data.image_key, qwen-vl-utils' first resize
