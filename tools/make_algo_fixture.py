@@ -17,6 +17,7 @@ Usage: python3 tools/make_algo_fixture.py --out tests/fixtures/algo
 """
 import argparse
 import json
+import math
 import os
 import sys
 import traceback
@@ -436,12 +437,269 @@ def pl_cispo(old, lp, A, m, p, info, w=None):
         "ppo_kl": masked_mean(-d, m)}
 
 
+# ----------------------------------------------------------- optimal token baseline (3.1, OTB)
+
+
+def adv_otb(r, m, index, old, spi2, w=None, zero_tail=False, multi_turn=False, eps=1e-8):
+    b, n = r.shape
+    G = torch.zeros(b, n)
+    W = torch.zeros(b, n)
+    wt = 1 - 2 * torch.exp(old) + spi2
+    if w is not None:
+        wt = wt * w ** 2
+    for i in range(b):
+        acc = 0.0
+        for t in reversed(range(n)):
+            acc = acc + r[i, t] * m[i, t]
+            G[i, t] = acc
+        acc = 0.0
+        for t in range(n):
+            acc = acc + wt[i, t] * m[i, t]
+            W[i, t] = acc
+    lengths = [int(m[i].sum().item()) for i in range(b)]
+
+    def tail(base, rows):
+        ls = [lengths[i] for i in rows]
+        srt = sorted(ls)
+        if ls.count(srt[-1]) == 1 and srt[-1] > srt[-2]:
+            base[rows[ls.index(srt[-1])]][srt[-2]:] = [0.0] * (len(base[rows[0]]) - srt[-2])
+
+    A = torch.zeros(b, n)
+    if not multi_turn:
+        base = [[0.0] * n for _ in range(b)]
+        for rows in groups_of(index).values():
+            if len(rows) == 1:
+                continue
+            for t in range(n):
+                num = sum(G[i, t] * W[i, t] * m[i, t] for i in rows)
+                den = sum(W[i, t] * m[i, t] for i in rows) + eps
+                for i in rows:
+                    base[i][t] = num / den
+            if zero_tail:
+                tail(base, rows)
+        for i in range(b):
+            for t in range(n):
+                A[i, t] = (G[i, t] - base[i][t]) * m[i, t]
+        return A, G
+    pos = [[t for t in range(n) if m[i, t] > 0] for i in range(b)]
+    L = max(len(p) for p in pos)
+    Gp = [[G[i, p] for p in pos[i]] + [0.0] * (L - len(pos[i])) for i in range(b)]
+    Wp = [[W[i, p] for p in pos[i]] + [0.0] * (L - len(pos[i])) for i in range(b)]
+    base = [[0.0] * L for _ in range(b)]
+    groups = groups_of([index[i] if lengths[i] > 0 else None for i in range(b)])
+    for key, rows in groups.items():
+        if key is None or len(rows) == 1:
+            continue
+        for k in range(L):
+            num = sum(Gp[i][k] * Wp[i][k] for i in rows)
+            den = sum(Wp[i][k] for i in rows) + eps
+            for i in rows:
+                base[i][k] = num / den
+        if zero_tail:
+            tail(base, rows)
+    for i in range(b):
+        for k, t in enumerate(pos[i]):
+            A[i, t] = Gp[i][k] - base[i][k]
+    return A * m, G
+
+
+# ------------------------------------------------------------------ rollout correction (3.8)
+
+SAFETY = 20.0
+
+
+def rc_parse(rs, threshold):
+    names = []
+    for o in rs.split(","):
+        o = o.strip()
+        if o and o not in names:
+            names.append(o)
+    specs = [x.strip() for x in str(threshold).split(",") if x.strip()]
+    if len(specs) == 1:
+        specs = specs * len(names)
+    out = []
+    for name, spec in zip(names, specs):
+        if name.endswith("k1"):
+            if "_" in spec:
+                lo, hi = (float(x) for x in spec.split("_", 1))
+            else:
+                hi = float(spec)
+                lo = 1.0 / hi
+            out.append((name, math.log(lo), math.log(hi)))
+        else:
+            out.append((name, None, float(spec)))
+    return out
+
+
+def rc_is(lr, m, level, T, normalize):
+    b, n = lr.shape
+    met = {}
+    if level == "token":
+        w = torch.exp(torch.clamp(lr, -SAFETY, SAFETY)) * m
+    else:
+        sums = torch.tensor([sum(float(lr[i, t]) for t in range(n) if m[i, t] > 0) for i in range(b)])
+        w = torch.exp(torch.clamp(sums, -SAFETY, SAFETY)).unsqueeze(-1).repeat(1, n) * m
+    lo = 1.0 / T
+    met["rollout_is_mean"] = masked_mean(w, m)
+    if level == "sequence":
+        met["rollout_is_max"] = math.exp(min(float(sums.max()), SAFETY))
+        met["rollout_is_min"] = math.exp(float(sums.min()))
+        met["rollout_is_ratio_fraction_high"] = sum(1.0 for x in sums if x > math.log(T)) / b
+        met["rollout_is_ratio_fraction_low"] = sum(1.0 for x in sums if x < math.log(lo)) / b
+    else:
+        vals = [float(w[i, t]) for i in range(b) for t in range(n) if m[i, t] > 0]
+        met["rollout_is_ratio_fraction_high"] = sum(1.0 for x in vals if x > T) / (len(vals) + 1e-8)
+        met["rollout_is_ratio_fraction_low"] = sum(1.0 for x in vals if x < lo) / (len(vals) + 1e-8)
+        met["rollout_is_max"] = max(vals)
+        met["rollout_is_min"] = min(vals)
+    wc = torch.clamp(w, lo, T)
+    mc = masked_mean(wc, m)
+    met["rollout_is_std"] = math.sqrt(max(float(masked_mean(wc ** 2, m) - mc ** 2), 0.0))
+    norm = wc / (mc + 1e-8)
+    met["rollout_is_eff_sample_size"] = 1.0 / float(masked_mean(norm ** 2, m))
+    seq = masked_mean(w, m, -1)
+    met["rollout_is_seq_mean"] = seq.mean()
+    met["rollout_is_seq_std"] = seq.std()
+    met["rollout_is_seq_max"] = seq.max()
+    met["rollout_is_seq_min"] = seq.min()
+    met["rollout_is_seq_max_deviation"] = (seq - 1.0).abs().max()
+    met["rollout_is_seq_fraction_high"] = (seq > T).double().mean()
+    met["rollout_is_seq_fraction_low"] = (seq < lo).double().mean()
+    w = torch.clamp(w, max=T)
+    if normalize:
+        if level == "token":
+            mean = float(masked_mean(w, m))
+        else:
+            rows = [i for i in range(b) if m[i].sum() > 0]
+            mean = sum(float(masked_mean(w[i], m[i])) for i in rows) / len(rows)
+        if mean > 1e-8:
+            w = w / mean
+            met["rollout_is_batch_norm_factor"] = mean
+        else:
+            met["rollout_is_batch_norm_factor"] = 1.0
+    return w, met
+
+
+def rc_rs(lr, m, rs, threshold):
+    b, n = lr.shape
+    r = torch.clamp(lr, -SAFETY, SAFETY)
+    stats = {"k1": -r, "k2": 0.5 * r ** 2, "k3": torch.exp(r) - 1.0 - r}
+    valid_rows = [i for i in range(b) if m[i].sum() > 0]
+    keep_all = torch.ones(b, n)
+    met = {}
+    for name, lo, hi in rc_parse(rs, threshold):
+        tok = stats[name[-2:]]
+        seqlevel = not name.startswith("token")
+        rowstat = []
+        for i in range(b):
+            vals = [float(tok[i, t]) for t in range(n) if m[i, t] > 0]
+            if name.startswith("seq_sum"):
+                rowstat.append(sum(vals))
+            elif name.startswith("seq_max"):
+                rowstat.append(max(vals) if vals else 0.0)
+            else:
+                rowstat.append(sum(vals) / (len(vals) + 1e-8))
+        rowstat = torch.tensor(rowstat)
+        stat = rowstat.unsqueeze(-1).repeat(1, n) if seqlevel else tok
+        keep = (stat <= hi) if lo is None else ((stat >= lo) & (stat <= hi))
+        keep = keep.double()
+        keep_all = keep_all * keep
+        p = "rollout_rs_" + name + "_"
+        sv = torch.tensor([float(rowstat[i]) for i in valid_rows])
+        met[p + "mean"] = masked_mean(stat, m)
+        tokvals = [float(stat[i, t]) for i in range(b) for t in range(n) if m[i, t] > 0]
+        met[p + "max"] = sv.max() if seqlevel else max(tokvals)
+        met[p + "min"] = sv.min() if seqlevel else min(tokvals)
+        if seqlevel:
+            met[p + "fraction_high"] = (sv > hi).double().mean()
+            met[p + "fraction_low"] = (sv < lo).double().mean() if lo is not None else 0.0
+        else:
+            met[p + "fraction_high"] = masked_mean((stat > hi).double(), m)
+            met[p + "fraction_low"] = masked_mean((stat < lo).double(), m) if lo is not None else 0.0
+        sc = torch.clamp(stat, lo if lo is not None else 0.0, hi)
+        msc = masked_mean(sc, m)
+        met[p + "std"] = math.sqrt(max(float(masked_mean(sc ** 2, m) - msc ** 2), 0.0))
+        met[p + "seq_mean"] = sv.mean()
+        met[p + "seq_std"] = sv.std()
+        met[p + "seq_max"] = sv.max()
+        met[p + "seq_min"] = sv.min()
+        met[p + "seq_max_deviation"] = sv.abs().max()
+        met[p + "seq_fraction_high"] = (sv > hi).double().mean()
+        if lo is not None:
+            met[p + "seq_fraction_low"] = (sv < lo).double().mean()
+        met[p + "masked_fraction"] = masked_mean(1.0 - keep, m)
+        rejected = [i for i in valid_rows if any(keep[i, t] == 0 and m[i, t] > 0 for t in range(n))]
+        met[p + "seq_masked_fraction"] = len(rejected) / len(valid_rows)
+    met["rollout_rs_masked_fraction"] = masked_mean(1.0 - keep_all, m)
+    rejected = [i for i in range(b) if any(keep_all[i, t] <= 0.5 and m[i, t] > 0 for t in range(n))]
+    met["rollout_rs_seq_masked_fraction"] = len(rejected) / b
+    return m * keep_all, met
+
+
+def rc_offpolicy(old, rollout, m):
+    b, n = old.shape
+    met = {}
+    tr = masked_mean(old, m, -1)
+    ro = masked_mean(rollout, m, -1)
+    met["training_ppl"] = torch.exp(-tr).mean()
+    met["training_log_ppl"] = (-tr).mean()
+    lr = old - rollout
+    met["kl"] = masked_mean(rollout - old, m)
+    met["k3_kl"] = masked_mean(torch.exp(lr) - lr - 1, m)
+    met["rollout_ppl"] = torch.exp(-ro).mean()
+    met["rollout_log_ppl"] = (-ro).mean()
+    d = ro - tr
+    met["log_ppl_diff"] = d.mean()
+    met["log_ppl_abs_diff"] = d.abs().mean()
+    met["log_ppl_diff_max"] = d.max()
+    met["log_ppl_diff_min"] = d.min()
+    met["ppl_ratio"] = torch.exp(d).mean()
+    rho = torch.exp(torch.clamp(lr, -SAFETY, SAFETY))
+    met["chi2_token"] = masked_mean(rho ** 2, m) - 1.0
+    seqsum = torch.tensor([sum(float(lr[i, t]) for t in range(n) if m[i, t] > 0) for i in range(b)])
+    met["chi2_seq"] = torch.exp(2.0 * torch.clamp(seqsum, -SAFETY, SAFETY)).mean() - 1.0
+    return met
+
+
+def rollout_correction(old, rollout, m, rc):
+    lr = old - rollout
+    met = {}
+    w = None
+    if rc.get("rollout_is") is not None:
+        w, im = rc_is(lr, m, rc["rollout_is"], rc.get("rollout_is_threshold", 2.0),
+                      rc.get("rollout_is_batch_normalize", False))
+        met.update(im)
+    new_mask = m.clone()
+    if rc.get("rollout_rs") is not None:
+        new_mask, rm = rc_rs(lr, m, rc["rollout_rs"], rc["rollout_rs_threshold"])
+        met.update(rm)
+    met.update(rc_offpolicy(old, rollout, m))
+    return w, new_mask, {"rollout_corr/" + k: v for k, v in met.items()}
+
+
+def pl_bypass(old, lp, A, m, p, info, w=None):
+    rc = p["rollout_correction"]
+    weights, mask2, met = rollout_correction(lp.detach(), old, m, rc)
+    if rc.get("loss_type", "ppo_clip") == "reinforce":
+        L = -A * lp
+        if weights is not None:
+            L = L * weights
+        loss = agg_loss(L, mask2, p["loss_agg_mode"], info)
+        metrics = {"ppo_kl": masked_mean(old - lp, mask2)}
+    else:
+        loss, metrics = pl_vanilla(old, lp, A, mask2, p, info)
+    metrics = dict(metrics)
+    metrics.update(met)
+    return loss, metrics
+
+
+
 POLICY_LOSSES = {
     "vanilla": pl_vanilla, "gspo": pl_gspo, "sapo": pl_sapo, "gpg": pl_gpg,
     "dppo_tv": lambda *a, **k: pl_dppo(*a, **k, kind="tv"),
     "dppo_kl": lambda *a, **k: pl_dppo(*a, **k, kind="kl"),
     "clip_cov": pl_clip_cov, "kl_cov": pl_kl_cov, "geo_mean": pl_geo_mean, "dro": pl_dro,
-    "cispo": pl_cispo,
+    "cispo": pl_cispo, "bypass_mode": pl_bypass,
 }
 
 DEFAULT_POLICY = {
@@ -604,7 +862,19 @@ def make_inputs():
         "teacher_ids": teacher_ids,
         "teacher_logprobs": teacher_lp,
         "teacher_token_log_prob": teacher_token_lp,
+        **correction_inputs(old, mask),
     }
+
+
+def correction_inputs(old, mask):
+    """Rollout-correction and OTB inputs from a second generator (the inputs above unchanged)."""
+    g = torch.Generator().manual_seed(SEED + 1)
+    rollout = torch.clamp(old + 0.3 * torch.randn(B, R, generator=g), max=-0.01)
+    rows = [i for i in range(B) if mask[i].sum() > 1]
+    rollout[rows[0], 0] = old[rows[0], 0] - 22.0   # log-ratio beyond the +-20 safety bound
+    rollout[rows[1], 0] = old[rows[1], 0] + 1.5
+    return {"rollout_log_prob": rollout,
+            "sum_pi_squared": 0.05 + 0.9 * torch.rand(B, R, generator=g)}
 
 
 # --------------------------------------------------------------------------------- cases
@@ -663,6 +933,12 @@ def section_advantages(I):
     add("reinforce_plus_plus_baseline", {}, adv_reinforce_pp_baseline(r, m, idx))
     add("remax", {}, adv_remax(r, m, I["reward_baselines"]))
     add("gpg", {}, adv_gpg(r, m, idx))
+    old, spi2, w = I["old_log_prob"], I["sum_pi_squared"], I["rollout_is_weights"]
+    for multi_turn, name in [(False, "optimal_token_baseline"), (True, "tir_optimal_token_baseline")]:
+        for with_is in (False, True):
+            add(name, {"with_is_weights": with_is},
+                adv_otb(r, m, idx, old, spi2, w if with_is else None, zero_tail=multi_turn,
+                        multi_turn=multi_turn))
     return cases
 
 
@@ -700,8 +976,34 @@ def policy_case(I, mode, overrides, info, with_weights=False):
             "grad_log_prob": gr}
 
 
+def bypass_case(I, rc, overrides, info):
+    p = dict(DEFAULT_POLICY)
+    p.update(overrides)
+    p["rollout_correction"] = rc
+    lp = I["log_prob"].clone().requires_grad_(True)
+    loss, metrics = pl_bypass(I["rollout_log_prob"], lp, I["advantages"], I["response_mask"], p,
+                              info)
+    params = dict(overrides)
+    params["rollout_correction"] = rc
+    return {"loss_mode": "bypass_mode", "params": params, "global": info,
+            "old_key": "rollout_log_prob", "rollout_is_weights": False, "loss": loss,
+            "metrics": metrics, "grad_log_prob": grad_of(loss, lp)}
+
+
 def section_policy(I):
     cases = []
+    g1 = GLOBAL_INFOS[1]
+    cases.append(bypass_case(I, {"loss_type": "ppo_clip"}, {}, g1))
+    cases.append(bypass_case(I, {"loss_type": "ppo_clip", "rollout_is": "token",
+                                 "rollout_rs": "token_k1", "rollout_rs_threshold": "0.7_1.6"},
+                             {"loss_agg_mode": "seq-mean-token-mean"}, {}))
+    cases.append(bypass_case(I, {"loss_type": "reinforce"}, {}, g1))
+    cases.append(bypass_case(I, {"loss_type": "reinforce", "rollout_is": "token",
+                                 "rollout_is_threshold": 1.5}, {}, g1))
+    cases.append(bypass_case(I, {"loss_type": "reinforce", "rollout_is": "sequence",
+                                 "rollout_is_threshold": 3.0, "rollout_is_batch_normalize": True,
+                                 "rollout_rs": "seq_mean_k3", "rollout_rs_threshold": 0.05},
+                             {"loss_agg_mode": "token-sum"}, {}))
     for agg in AGG_MODES:
         for info in GLOBAL_INFOS:
             cases.append(policy_case(I, "vanilla", {"loss_agg_mode": agg}, info))
@@ -881,11 +1183,38 @@ def section_distillation_ppo(I):
     return cases
 
 
+RC_CONFIGS = [
+    {},
+    {"rollout_is": "token", "rollout_is_threshold": 2.0},
+    {"rollout_is": "token", "rollout_is_threshold": 1.5, "rollout_is_batch_normalize": True},
+    {"rollout_is": "sequence", "rollout_is_threshold": 5.0},
+    {"rollout_is": "sequence", "rollout_is_threshold": 2.0, "rollout_is_batch_normalize": True},
+    {"rollout_rs": "token_k1", "rollout_rs_threshold": "0.6_1.8"},
+    {"rollout_rs": "token_k2, token_k3", "rollout_rs_threshold": "0.05"},
+    {"rollout_rs": "seq_sum_k1,seq_mean_k3,seq_max_k2", "rollout_rs_threshold": "0.3_3.0,0.05,0.2"},
+    {"rollout_rs": "seq_sum_k2,seq_sum_k3,seq_mean_k1,seq_mean_k2,seq_max_k3",
+     "rollout_rs_threshold": "1.5"},
+    {"rollout_is": "sequence", "rollout_is_threshold": 2.0, "rollout_rs": "token_k1,token_k1",
+     "rollout_rs_threshold": 2.0},
+]
+
+
+def section_rollout_correction(I):
+    cases = []
+    for rc in RC_CONFIGS:
+        w, mask2, met = rollout_correction(I["old_log_prob"], I["rollout_log_prob"],
+                                           I["response_mask"], rc)
+        cases.append({"config": rc, "rollout_is_weights": w, "response_mask": mask2,
+                      "metrics": met})
+    return cases
+
+
 SECTIONS = {
     "primitives": section_primitives, "advantages": section_advantages, "kl": section_kl,
     "agg": section_agg, "policy": section_policy, "actor_loss": section_actor_loss,
     "value": section_value, "kl_ctrl": section_kl_ctrl, "kl_in_reward": section_kl_in_reward,
     "distillation": section_distillation, "distillation_ppo": section_distillation_ppo,
+    "rollout_correction": section_rollout_correction,
 }
 
 

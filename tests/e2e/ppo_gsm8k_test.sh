@@ -143,7 +143,44 @@ for f in critic/huggingface/model.safetensors critic/optim_world_size_1_rank_0.s
   [ -f "$work/cgae/global_step_2/$f" ] || fail "critic checkpoint lacks $f"
 done
 
-# 4. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.
+# 4. Rollout correction and the optimal token baseline (verl's algorithm.rollout_correction, bypass
+#    mode; adv_estimator optimal_token_baseline with calculate_sum_pi_squared): one step each.
+rc_common=(trainer.total_training_steps=1 trainer.save_freq=-1 trainer.test_freq=-1
+           trainer.val_before_train=false)
+out=$(ppo "$work/bypass.jsonl" "$work/cbypass" "${rc_common[@]}" \
+      algorithm.rollout_correction.bypass_mode=true algorithm.rollout_correction.loss_type=reinforce \
+      algorithm.rollout_correction.rollout_is=token algorithm.rollout_correction.rollout_rs=token_k1 \
+      algorithm.rollout_correction.rollout_rs_threshold=0.5_2.0); rc=$?
+[ "$rc" -eq 0 ] || fail "bypass run (exit $rc): $(tail -5 <<<"$out")"
+out=$(ppo "$work/otb.jsonl" "$work/cotb" "${rc_common[@]}" \
+      algorithm.adv_estimator=optimal_token_baseline actor_rollout_ref.actor.calculate_sum_pi_squared=true \
+      algorithm.rollout_correction.rollout_is=sequence); rc=$?
+[ "$rc" -eq 0 ] || fail "optimal_token_baseline run (exit $rc): $(tail -5 <<<"$out")"
+python3 - "$work/bypass.jsonl" "$work/otb.jsonl" <<'PY' || fail "metrics of the correction runs"
+import json, sys
+def step1(path):
+    data = {}
+    for l in open(path):
+        l = json.loads(l)
+        if l["step"] == 1:
+            data.update(l["data"])
+    return data
+bypass, otb = step1(sys.argv[1]), step1(sys.argv[2])
+# Bypass: no old_log_prob pass; the loss reports the correction of the current policy.
+assert "timing_s/old_log_prob" not in bypass and "actor/entropy" not in bypass, sorted(bypass)
+for key in ["actor/rollout_corr/rollout_is_mean", "actor/rollout_corr/rollout_rs_token_k1_masked_fraction",
+            "actor/rollout_corr/kl", "actor/ppo_kl", "actor/pg_loss"]:
+    assert key in bypass, key
+# The rollout's and the trainer's log-probs of the same fp32 CPU model agree closely.
+assert abs(bypass["actor/rollout_corr/kl"]) < 1e-4, bypass["actor/rollout_corr/kl"]
+# Decoupled: the correction of the recomputed old_log_probs, computed once per step.
+for key in ["rollout_corr/rollout_is_mean", "rollout_corr/chi2_seq", "rollout_corr/training_ppl",
+            "critic/advantages/mean", "timing_s/old_log_prob"]:
+    assert key in otb, key
+assert abs(otb["rollout_corr/rollout_is_mean"] - 1) < 1e-3, otb["rollout_corr/rollout_is_mean"]
+PY
+
+# 5. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.
 VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csig" \
   trainer.total_training_steps=200 trainer.save_freq=-1 trainer.val_before_train=false > "$work/sig.log" 2>&1 &
 pid=$!

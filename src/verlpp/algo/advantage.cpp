@@ -8,6 +8,7 @@
 #include "verlpp/algo/checks.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/masked.h"
+#include "verlpp/algo/optimal_token_baseline.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::algo {
@@ -223,9 +224,20 @@ AdvantageResult compute_gpg_outcome_advantage(const at::Tensor& token_level_rewa
 
 Registry<AdvantageEstimator>& advantage_estimators() {
   static Registry<AdvantageEstimator> registry = [] {
-    Registry<AdvantageEstimator> r(
-        "algorithm.adv_estimator",
-        {"optimal_token_baseline", "tir_optimal_token_baseline", "gdpo"});
+    Registry<AdvantageEstimator> r("algorithm.adv_estimator", {"gdpo"});
+    const auto otb_inputs = [](const AdvantageInputs& in) {
+      return OptimalTokenBaselineInputs{
+          in.token_level_rewards, in.response_mask,  in.index,
+          in.old_log_probs,       in.sum_pi_squared, in.rollout_is_weights};
+    };
+    r.add("optimal_token_baseline",
+          [otb_inputs](const AdvantageInputs& in, const AdvantageConfig&) {
+            return compute_optimal_token_baseline_advantage(otb_inputs(in));
+          });
+    r.add("tir_optimal_token_baseline",
+          [otb_inputs](const AdvantageInputs& in, const AdvantageConfig&) {
+            return compute_multi_turn_optimal_token_baseline_advantage(otb_inputs(in));
+          });
     r.add("gae", [](const AdvantageInputs& in, const AdvantageConfig& c) {
       return compute_gae_advantage_return(in.token_level_rewards, in.values, in.response_mask,
                                           c.gamma, c.lam);

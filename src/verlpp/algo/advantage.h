@@ -105,6 +105,9 @@ struct AdvantageInputs {
   at::Tensor index;                // int64 [batch], prompt group ids (group estimators)
   at::Tensor values;               // [batch, response_length], critic values (gae)
   at::Tensor reward_baselines;     // [batch], greedy-response scores (remax)
+  // [batch, response_length] (optimal_token_baseline estimators): the actor's old log-probs,
+  // sum_v pi_v^2 of the same pass, and the rollout correction's IS weights (optional).
+  at::Tensor old_log_probs, sum_pi_squared, rollout_is_weights;
 };
 
 // The algorithm.* keys the estimators read, with verl's defaults.
@@ -118,8 +121,9 @@ using AdvantageEstimator =
     std::function<AdvantageResult(const AdvantageInputs&, const AdvantageConfig&)>;
 
 // verl's names: gae, grpo, grpo_vectorized (same result as grpo), grpo_passk, rloo,
-// rloo_vectorized, opo, reinforce_plus_plus, reinforce_plus_plus_baseline, remax, gpg.
-// optimal_token_baseline, tir_optimal_token_baseline and gdpo are recognised as not implemented.
+// rloo_vectorized, opo, reinforce_plus_plus, reinforce_plus_plus_baseline, remax, gpg,
+// optimal_token_baseline, tir_optimal_token_baseline (optimal_token_baseline.h). gdpo is
+// recognised as not implemented.
 Registry<AdvantageEstimator>& advantage_estimators();
 
 // advantage_estimators().get(adv_estimator)(inputs, config).

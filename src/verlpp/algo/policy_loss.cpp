@@ -250,9 +250,37 @@ PolicyLossResult compute_policy_loss_vanilla(const PolicyLossInputs& in, const P
        {"pg_clipfrac_lower", scalar(masked_mean(as_float((clip1 > l3) & (a < 0), l1), p.mask))}}};
 }
 
+// REINFORCE with optional IS weights: -A*log_prob*w.
+PolicyLossResult reinforce(const PolicyLossInputs& in, const PolicyLossConfig& c,
+                           const GlobalBatchInfo& info) {
+  const Prepared p = prepare(in, "bypass_mode");
+  const at::Tensor loss = weighted(-p.advantages * p.log_prob, in);
+  return {agg_loss(loss, p.mask, c.loss_agg_mode, info),
+          {{"ppo_kl", scalar(masked_mean(p.old_log_prob - p.log_prob, p.mask))}}};
+}
+
+PolicyLossResult bypass_mode(const PolicyLossInputs& in, const PolicyLossConfig& c,
+                             const GlobalBatchInfo& info) {
+  prepare(in, "bypass_mode");
+  const RolloutCorrectionResult correction = compute_rollout_correction(
+      in.log_prob.detach(), in.old_log_prob, in.response_mask, c.rollout_correction);
+  PolicyLossInputs effective = in;
+  effective.response_mask = correction.response_mask;
+  effective.rollout_is_weights = at::Tensor();
+  PolicyLossResult result;
+  if (c.rollout_correction.loss_type == "reinforce") {
+    effective.rollout_is_weights = correction.rollout_is_weights;
+    result = reinforce(effective, c, info);
+  } else {
+    result = compute_policy_loss_vanilla(effective, c, info);
+  }
+  result.metrics.insert(correction.metrics.begin(), correction.metrics.end());
+  return result;
+}
+
 Registry<PolicyLoss>& policy_losses() {
   static Registry<PolicyLoss> registry = [] {
-    Registry<PolicyLoss> r("actor_rollout_ref.actor.policy_loss.loss_mode", {"bypass_mode"});
+    Registry<PolicyLoss> r("actor_rollout_ref.actor.policy_loss.loss_mode");
     r.add("vanilla", compute_policy_loss_vanilla);
     r.add("gspo", gspo);
     r.add("sapo", sapo);
@@ -266,6 +294,7 @@ Registry<PolicyLoss>& policy_losses() {
     r.add("geo_mean", geo_mean);
     r.add("dro", dro);
     r.add("cispo", cispo);
+    r.add("bypass_mode", bypass_mode);
     return r;
   }();
   return registry;

@@ -49,8 +49,15 @@
 //             loss = -sg(clamp(ratio, 1-eps_l, 1+eps_h))*A*log_prob;
 //             pg_clipfrac = mean(ratio != clamped), pg_clipfrac_lower = 0, ppo_kl.
 //             (arXiv 2506.13585)
-// bypass_mode is recognised as not implemented. Unknown names throw verlpp::Error listing the
-// valid ones.
+//   bypass_mode  algorithm.rollout_correction.bypass_mode: old_log_prob is the rollout's log-prob.
+//             The rollout correction (rollout_correction.h) of log_prob (detached) against it
+//             gives IS weights and a rejection mask, which replaces response_mask in the policy
+//             loss; then loss_type ppo_clip: vanilla without IS weights (the ratio already is
+//             the IS ratio), or reinforce: loss = -A*log_prob*w (w the IS weights when
+//             rollout_is is set), ppo_kl = mean(old_log_prob - log_prob). Metrics: the loss's
+//             own and the correction's rollout_corr/* ones. (verl: core_algos.py
+//             compute_policy_loss_bypass_mode, compute_policy_loss_reinforce)
+// Unknown names throw verlpp::Error listing the valid ones.
 #pragma once
 
 #include <ATen/core/Generator.h>
@@ -63,6 +70,7 @@
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/metrics.h"
 #include "verlpp/algo/registry.h"
+#include "verlpp/algo/rollout_correction.h"
 
 namespace verlpp::algo {
 
@@ -81,6 +89,7 @@ struct PolicyLossConfig {
   double ppo_kl_coef = 0.1;
   std::optional<double> dro_beta;
   std::string loss_agg_mode = "token-mean";
+  RolloutCorrectionConfig rollout_correction;  // bypass_mode's correction and loss_type
 
   double low() const { return clip_ratio_low.value_or(clip_ratio); }
   double high() const { return clip_ratio_high.value_or(clip_ratio); }
@@ -106,7 +115,8 @@ using PolicyLoss = std::function<PolicyLossResult(const PolicyLossInputs&, const
 PolicyLossResult compute_policy_loss_vanilla(const PolicyLossInputs& in, const PolicyLossConfig& c,
                                              const GlobalBatchInfo& info = {});
 
-// vanilla, gspo, sapo, gpg, dppo_tv, dppo_kl, clip_cov, kl_cov, geo_mean, dro, cispo.
+// vanilla, gspo, sapo, gpg, dppo_tv, dppo_kl, clip_cov, kl_cov, geo_mean, dro, cispo,
+// bypass_mode.
 Registry<PolicyLoss>& policy_losses();
 
 // policy_losses().get(loss_mode)(in, config, info).

@@ -3,6 +3,8 @@
 // binders (sections.cpp, sft_sections.cpp).
 #pragma once
 
+#include <array>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -61,6 +63,15 @@ class Section {
   std::optional<std::string> opt_string(const std::string& key) const {
     if (get(key).is_null()) return std::nullopt;
     return string(key);
+  }
+  // A string, or a number as text (e.g. a threshold given either way); null gives nullopt.
+  std::optional<std::string> opt_text(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.is_null()) return std::nullopt;
+    if (value.kind() == Node::Kind::string) return value.as_string();
+    if (value.kind() == Node::Kind::integer) return std::to_string(value.as_int());
+    if (value.kind() == Node::Kind::real) return real_text(value.as_real());
+    fail(key, "expected a string or a number, got " + value.describe());
   }
   // A string or a list of strings; null gives an empty list.
   std::vector<std::string> strings(const std::string& key) const {
@@ -131,6 +142,13 @@ class Section {
       if (typed.kind() == Node::Kind::integer) return static_cast<double>(typed.as_int());
     }
     fail(key, "expected a number, got " + value.describe());
+  }
+
+  // The shortest text that reads back as `value`.
+  static std::string real_text(double value) {
+    std::array<char, 32> buffer{};
+    const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
+    return std::string(buffer.data(), end);
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {

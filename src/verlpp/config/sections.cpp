@@ -176,6 +176,9 @@ ActorConfig bind_actor(const Section& s) {
   a.engine = bind_engine(s, "fsdp_config");
   if (s.has("shuffle")) a.shuffle = s.boolean("shuffle");
   if (s.has("calculate_entropy")) a.calculate_entropy = s.boolean("calculate_entropy");
+  if (s.has("calculate_sum_pi_squared")) {
+    a.calculate_sum_pi_squared = s.boolean("calculate_sum_pi_squared");
+  }
   if (s.has("data_loader_seed")) a.data_loader_seed = s.integer("data_loader_seed");
   if (s.has("loss_scale_factor")) a.loss_scale_factor = s.opt_real("loss_scale_factor");
   return a;
@@ -269,6 +272,15 @@ AlgorithmConfig bind_algorithm(const Section& s) {
   a.kl_ctrl.kl_coef = kl.real("kl_coef");
   a.kl_ctrl.horizon = kl.integer("horizon");
   a.kl_ctrl.target_kl = kl.real("target_kl");
+  const Section rc = s.child("rollout_correction");
+  algo::RolloutCorrectionConfig& r = a.rollout_correction;
+  r.rollout_is = rc.opt_string("rollout_is");
+  r.rollout_is_threshold = rc.real("rollout_is_threshold");
+  r.rollout_is_batch_normalize = rc.boolean("rollout_is_batch_normalize");
+  r.rollout_rs = rc.opt_string("rollout_rs");
+  r.rollout_rs_threshold = rc.opt_text("rollout_rs_threshold");
+  r.bypass_mode = rc.boolean("bypass_mode");
+  r.loss_type = rc.string("loss_type");
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/algo/rollout_correction_config.h"
 #include "verlpp/config/node.h"
 #include "verlpp/config/section.h"
 
@@ -116,6 +117,7 @@ struct ActorConfig {
   OptimConfig optim;
   EngineConfig engine;
   bool shuffle = false, calculate_entropy = false;
+  bool calculate_sum_pi_squared = false;  // sum_v pi_v^2 in the old_log_prob pass (OTB)
   std::int64_t data_loader_seed = 42;
   std::optional<double> loss_scale_factor;
 };
@@ -188,6 +190,7 @@ struct AlgorithmConfig {
   double gamma = 1.0, lam = 1.0;
   bool norm_adv_by_std_in_grpo = true, use_kl_in_reward = false;
   KlControlConfig kl_ctrl;
+  algo::RolloutCorrectionConfig rollout_correction;
 };
 
 struct TeacherInferenceConfig {

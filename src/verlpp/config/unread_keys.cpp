@@ -41,7 +41,7 @@ bool is_engine_setting(const std::string& key) {
   return std::any_of(parts.begin(), parts.end(), [](const std::string& part) {
     return part == "megatron" || part == "fsdp_config" || part == "fsdp" ||
            part == "override_optimizer_config" || part == "entropy_from_logits_with_chunking" ||
-           part == "entropy_checkpointing";
+           part == "entropy_checkpointing" || part == "sum_pi_squared_checkpointing";
   });
 }
 

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "verlpp/core/error.h"
+
 namespace verlpp::config {
 namespace {
 
@@ -324,10 +326,71 @@ void check_rollout(const Config& c, Findings& out) {
   }
 }
 
+// algorithm.rollout_correction: its own rules, and what it needs from the rollout and the actor.
+void check_rollout_correction(const Config& c, Findings& out) {
+  const std::string key = "algorithm.rollout_correction";
+  const algo::RolloutCorrectionConfig& rc = c.algorithm.rollout_correction;
+  try {
+    algo::validate_rollout_correction(rc);
+  } catch (const Error& e) {
+    // The message starts with the key it is about; the fix resets that key to verl's default.
+    const std::string what = e.what();
+    const auto colon = what.find(": ");
+    const std::string at = colon == std::string::npos ? key + ".rollout_is" : what.substr(0, colon);
+    const std::string name = at.substr(at.rfind('.') + 1);
+    const std::string fix =
+        name == "rollout_is_threshold" ? "2.0"
+        : name == "loss_type"          ? "ppo_clip"
+        : name == "rollout_rs_threshold" && rc.rollout_rs
+            ? (rc.rollout_rs->find("k1") != std::string::npos ? "0.5_2.0" : "0.01")
+            : "null";
+    add_error(out, at, colon == std::string::npos ? what : what.substr(colon + 2), at + "=" + fix);
+  }
+  const bool used = rc.rollout_is || rc.rollout_rs || rc.bypass_mode;
+  if (used && !c.rollout.calculate_log_probs) {
+    add_error(out, kRollout + ".calculate_log_probs",
+              "rollout correction (rollout_is, rollout_rs or bypass_mode) needs the rollout's "
+              "log-probs",
+              kRollout + ".calculate_log_probs=true");
+  }
+  const std::string& loss_mode = c.actor.policy_loss.loss_mode;
+  if (rc.bypass_mode && loss_mode != "vanilla" && loss_mode != "bypass_mode") {
+    add_error(
+        out, kActor + ".policy_loss.loss_mode",
+        fmt::format("{}.bypass_mode=true replaces the policy loss with bypass_mode ({}.loss_type "
+                    "{}), so loss_mode {} would not act",
+                    key, key, rc.loss_type, loss_mode),
+        kActor + ".policy_loss.loss_mode=vanilla");
+  }
+  if (!rc.bypass_mode && loss_mode == "bypass_mode") {
+    add_error(
+        out, kActor + ".policy_loss.loss_mode",
+        "loss_mode bypass_mode is what algorithm.rollout_correction.bypass_mode=true selects; "
+        "set that instead",
+        key + ".bypass_mode=true");
+  }
+}
+
 void check_algorithm(const Config& c, Findings& out) {
+  check_rollout_correction(c, out);
   const AlgorithmConfig& al = c.algorithm;
   check_name("algorithm.adv_estimator", al.adv_estimator, kAdvEstimators, out);
   check_name("algorithm.kl_penalty", al.kl_penalty, kKlPenalties, out);
+  const bool otb = al.adv_estimator == "optimal_token_baseline" ||
+                   al.adv_estimator == "tir_optimal_token_baseline";
+  if (otb && !c.actor.calculate_sum_pi_squared) {
+    add_error(out, kActor + ".calculate_sum_pi_squared",
+              fmt::format("adv_estimator {} needs sum_v pi_v^2 from the actor's log-prob pass",
+                          al.adv_estimator),
+              kActor + ".calculate_sum_pi_squared=true");
+  }
+  if (otb && al.rollout_correction.bypass_mode) {
+    add_error(out, "algorithm.rollout_correction.bypass_mode",
+              fmt::format("adv_estimator {} needs the actor's log-prob pass, which bypass_mode "
+                          "skips",
+                          al.adv_estimator),
+              "algorithm.rollout_correction.bypass_mode=false");
+  }
   if (al.adv_estimator == "grpo_passk" && c.rollout.n < 2) {
     add_error(out, kRollout + ".n",
               fmt::format("grpo_passk needs at least 2 samples per prompt, got {}", c.rollout.n),

@@ -127,6 +127,9 @@ algo::PolicyLossResult Actor::micro_batch_loss(const data::Batch& micro,
   in.policy.old_log_prob = micro.tensor("old_log_probs").to(device);
   in.policy.advantages = micro.tensor("advantages").to(device);
   in.policy.response_mask = micro.tensor("response_mask").to(device);
+  if (micro.has_tensor("rollout_is_weights")) {
+    in.policy.rollout_is_weights = micro.tensor("rollout_is_weights").to(device);
+  }
   if (current.entropy.defined()) in.entropy = current.entropy;
   if (settings_.loss.use_kl_loss) in.ref_log_prob = micro.tensor("ref_log_prob").to(device);
   if (!settings_.distillation) return algo::ppo_loss(in, settings_.loss, info);

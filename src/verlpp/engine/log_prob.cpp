@@ -28,6 +28,12 @@ LogProbOutput forward_log_prob(const model::CausalLM& model, const data::Batch& 
   LogProbOutput out;
   out.log_probs = scatter_to_grid(scored.logprobs, where);
   if (with_entropy) out.entropy = scatter_to_grid(scored.entropy, where);
+  if (forward.sum_pi_squared && !at::GradMode::is_enabled()) {
+    out.sum_pi_squared =
+        scatter_to_grid(model::chunked_sum_pi_squared(where.hidden, model.lm_head_weight(),
+                                                      forward.temperature, forward.chunk_tokens),
+                        where);
+  }
   if (gather_ids.defined()) {
     out.gathered = scatter_to_grid(scored.gathered, where);
     out.top_ids = scatter_to_grid(scored.student_top_ids, where);
@@ -45,16 +51,18 @@ LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& 
                                const MicroBatching& how, const ForwardSettings& forward,
                                bool with_entropy, const dist::Communicator& dp) {
   c10::AutoGradMode no_grad(false);
-  std::vector<at::Tensor> log_probs, entropy;
+  std::vector<at::Tensor> log_probs, entropy, sum_pi_squared;
   for (const auto& rows : micro_batch_indices(batch.tensor("attention_mask"), how, dp)) {
     const LogProbOutput part = forward_log_prob(model, batch.select(rows), forward, with_entropy);
     log_probs.push_back(part.log_probs);
     if (with_entropy) entropy.push_back(part.entropy);
+    if (forward.sum_pi_squared) sum_pi_squared.push_back(part.sum_pi_squared);
   }
   // micro_batch_indices keeps the row order, so concatenation restores the batch.
   LogProbOutput out;
   out.log_probs = at::cat(log_probs);
   if (with_entropy) out.entropy = at::cat(entropy);
+  if (forward.sum_pi_squared) out.sum_pi_squared = at::cat(sum_pi_squared);
   return out;
 }
 

@@ -17,11 +17,17 @@ struct ForwardSettings {
   bool remove_padding = true;        // actor_rollout_ref.model.use_remove_padding
   double temperature = 1.0;          // actor_rollout_ref.rollout.temperature
   std::int64_t chunk_tokens = 1024;  // tokens per [chunk, vocab] logits block
+  // actor.calculate_sum_pi_squared: sum_v pi_v^2 per token in the no-grad pass (the optimal
+  // token baseline's input; one more pass over the lm_head per chunk).
+  bool sum_pi_squared = false;
 };
 
 struct LogProbOutput {
   at::Tensor log_probs;  // fp32 [B, R], 0 where attention_mask[:, P:] is 0
   at::Tensor entropy;    // fp32 [B, R] (same zeros), undefined unless requested
+  // fp32 [B, R] (same zeros): sum_v pi_v^2 (model::chunked_sum_pi_squared), only from
+  // compute_log_prob with ForwardSettings::sum_pi_squared.
+  at::Tensor sum_pi_squared;
   // fp32 scalar: transformers' load-balancing loss over the batch's real tokens
   // (model::load_balancing_loss); defined only when requested and the model has sparse layers.
   at::Tensor moe_aux_loss;

@@ -245,6 +245,23 @@ at::Tensor chunked_kl_divergence(const at::Tensor& hidden_p, const at::Tensor& w
   return out;
 }
 
+at::Tensor chunked_sum_pi_squared(const at::Tensor& hidden, const at::Tensor& weight,
+                                  double temperature, int64_t chunk_tokens) {
+  const at::Tensor no_targets = at::zeros({hidden.size(0)}, hidden.options().dtype(at::kLong));
+  check_inputs(hidden, weight, no_targets, temperature, chunk_tokens);
+  c10::AutoGradMode no_grad(false);
+  const int64_t T = hidden.size(0);
+  at::Tensor out = at::empty({T}, hidden.options().dtype(at::kFloat));
+  for (int64_t a = 0; a < T; a += chunk_tokens) {
+    const int64_t n = std::min(chunk_tokens, T - a);
+    at::Tensor logits = chunk_logits(hidden.narrow(0, a, n), weight);
+    if (temperature != 1.0) logits.div_(temperature);
+    out.narrow(0, a, n).copy_(
+        (at::logsumexp(2.0 * logits, {-1}) - 2.0 * at::logsumexp(logits, {-1})).exp());
+  }
+  return out;
+}
+
 LogProbEntropy logprob_entropy_from_logits(const at::Tensor& logits, const at::Tensor& targets,
                                            double temperature, bool with_entropy) {
   if (!(temperature > 0.0))

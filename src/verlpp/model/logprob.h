@@ -63,6 +63,13 @@ at::Tensor chunked_kl_divergence(const at::Tensor& hidden_p, const at::Tensor& w
                                  const at::Tensor& weight_q, double temperature_q,
                                  int64_t chunk_tokens = 1024);
 
+// sum_v p_v^2 of p = softmax(hidden W^T / temperature) per token, as exp(logsumexp(2z) -
+// 2 logsumexp(z)) with z the scaled logits (verl: torch_functional.py
+// calculate_sum_pi_squared_from_logits), chunk by chunk in fp32, no gradients: fp32 [T]. Throws
+// verlpp::Error as chunked_logprob_entropy.
+at::Tensor chunked_sum_pi_squared(const at::Tensor& hidden, const at::Tensor& weight,
+                                  double temperature, int64_t chunk_tokens = 1024);
+
 // The same quantities from full logits [T, V] with ordinary autograd (the unchunked reference).
 LogProbEntropy logprob_entropy_from_logits(const at::Tensor& logits, const at::Tensor& targets,
                                            double temperature, bool with_entropy = true);

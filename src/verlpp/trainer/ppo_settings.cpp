@@ -37,6 +37,7 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   s.shuffle = a.shuffle;
   s.data_loader_seed = a.data_loader_seed;
   s.calculate_entropy = a.calculate_entropy;
+  s.forward.sum_pi_squared = a.calculate_sum_pi_squared;
   s.loss_scale_factor = a.loss_scale_factor;
   if (a.engine.megatron && a.engine.megatron->moe_router_load_balancing_type == "aux_loss") {
     s.add_moe_aux_loss = true;
@@ -55,6 +56,9 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   s.loss.use_kl_loss = a.use_kl_loss;
   s.loss.kl_loss_coef = a.kl_loss_coef;
   s.loss.kl_loss_type = a.kl_loss_type;
+  // verl's apply_bypass_mode: the policy loss becomes bypass_mode, carrying the correction.
+  s.loss.policy.rollout_correction = config.algorithm.rollout_correction;
+  if (config.algorithm.rollout_correction.bypass_mode) s.loss.loss_mode = "bypass_mode";
   if (config.distillation.enabled) s.distillation = distillation_loss_config(config.distillation);
   return s;
 }

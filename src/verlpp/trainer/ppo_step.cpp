@@ -10,6 +10,7 @@
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
+#include "verlpp/algo/rollout_correction.h"
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
@@ -69,9 +70,25 @@ std::vector<std::string> uids_of(const data::Batch& batch) {
   return out;
 }
 
-// token_level_rewards (KL in the reward when configured), advantages and returns.
+// verl's decoupled rollout correction (compute_rollout_correction_and_add_to_batch): with the
+// rollout's log-probs and without bypass_mode, IS weights against the recomputed old_log_probs,
+// rejection (response_mask loses the rejected tokens) and the rollout_corr/* metrics.
+void correct_rollout(const PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
+  const algo::RolloutCorrectionConfig& rc = ctx.config.algorithm.rollout_correction;
+  if (rc.bypass_mode || !batch.has_tensor("rollout_log_probs")) return;
+  const algo::RolloutCorrectionResult r =
+      algo::compute_rollout_correction(batch.tensor("old_log_probs").to(at::kCPU, at::kFloat),
+                                       batch.tensor("rollout_log_probs").to(at::kCPU, at::kFloat),
+                                       batch.tensor("response_mask").to(at::kCPU), rc);
+  batch.set_tensor("response_mask", r.response_mask);
+  if (r.rollout_is_weights.defined()) batch.set_tensor("rollout_is_weights", r.rollout_is_weights);
+  metrics.insert(r.metrics.begin(), r.metrics.end());
+}
+
+// token_level_rewards (KL in the reward when configured), the rollout correction, advantages and
+// returns.
 void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
-  const at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).to(at::kFloat);
+  at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).to(at::kFloat);
   at::Tensor rewards = batch.tensor("token_level_scores").to(at::kCPU);
   if (ctx.config.algorithm.use_kl_in_reward) {
     algo::KLInRewardResult kl =
@@ -81,11 +98,20 @@ void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
     rewards = kl.token_level_rewards;
     metrics.insert(kl.metrics.begin(), kl.metrics.end());
   }
+  correct_rollout(ctx, batch, metrics);
+  mask = batch.tensor("response_mask").to(at::kCPU).to(at::kFloat);
   algo::AdvantageInputs in;
   in.token_level_rewards = rewards;
   in.response_mask = mask;
   in.index = algo::group_index_from_uids(uids_of(batch));
   if (batch.has_tensor("values")) in.values = batch.tensor("values").to(at::kCPU);
+  in.old_log_probs = batch.tensor("old_log_probs").to(at::kCPU);
+  if (batch.has_tensor("sum_pi_squared")) {
+    in.sum_pi_squared = batch.tensor("sum_pi_squared").to(at::kCPU);
+  }
+  if (batch.has_tensor("rollout_is_weights")) {
+    in.rollout_is_weights = batch.tensor("rollout_is_weights").to(at::kCPU);
+  }
   const algo::AdvantageResult adv =
       algo::compute_advantage(ctx.config.algorithm.adv_estimator, in, advantage_config(ctx.config));
   batch.set_tensor("token_level_rewards", rewards);
@@ -108,6 +134,16 @@ void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_
   metrics["training/rollout_probs_diff_std"] = valid.numel() > 1 ? valid.std().item<double>() : 0.0;
 }
 
+// verl's bypass mode: the rollout's log-probs stand for old_log_probs; nothing is recomputed.
+void bypass_old_log_prob(data::Batch& batch) {
+  if (!batch.has_tensor("rollout_log_probs")) {
+    throw Error(
+        "algorithm.rollout_correction.bypass_mode=true needs the rollout's log-probs; set "
+        "actor_rollout_ref.rollout.calculate_log_probs=true");
+  }
+  batch.set_tensor("old_log_probs", batch.tensor("rollout_log_probs"));
+}
+
 // Each rank scores its slice; every rank gets the whole batch's log-probs and entropy.
 void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   const engine::LogProbOutput out =
@@ -115,6 +151,9 @@ void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   const at::Tensor log_probs = ctx.world.all_gather(out.log_probs);
   const at::Tensor entropy = ctx.world.all_gather(out.entropy);
   batch.set_tensor("old_log_probs", log_probs);
+  if (out.sum_pi_squared.defined()) {
+    batch.set_tensor("sum_pi_squared", ctx.world.all_gather(out.sum_pi_squared));
+  }
   const at::Tensor mask = batch.tensor("response_mask").to(entropy.device());
   metrics["actor/entropy"] =
       algo::agg_loss(entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
@@ -189,7 +228,11 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
       if (ctx.config.rollout.free_cache_engine) release_cached_device_memory(ctx.device);
     });
   }
-  timer.time("old_log_prob", [&] { old_log_prob(ctx, batch, out.metrics); });
+  if (ctx.config.algorithm.rollout_correction.bypass_mode) {
+    bypass_old_log_prob(batch);
+  } else {
+    timer.time("old_log_prob", [&] { old_log_prob(ctx, batch, out.metrics); });
+  }
   if (ctx.ref) {
     timer.time("ref", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "ref");

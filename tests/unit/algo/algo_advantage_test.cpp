@@ -181,16 +181,24 @@ TEST(AlgoAdvantage, RegistryListsValidNames) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not implement"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(advantage_estimators().names().size(), 11u);
+  EXPECT_EQ(advantage_estimators().names().size(), 13u);
 }
 
 TEST(AlgoAdvantage, MissingInputsAreErrors) {
   Batch b;
-  EXPECT_THROW(compute_advantage("grpo", {b.rewards, b.mask, {}, {}, {}}), Error);
-  EXPECT_THROW(compute_advantage("gae", {b.rewards, b.mask, {}, {}, {}}), Error);
-  EXPECT_THROW(compute_advantage("remax", {b.rewards, b.mask, {}, {}, vec({1, 2})}), Error);
-  EXPECT_THROW(compute_advantage("rloo", {b.rewards, b.mask.narrow(1, 0, 2), b.index, {}, {}}),
-               Error);
+  const auto inputs = [&](at::Tensor mask, at::Tensor index, at::Tensor baselines) {
+    AdvantageInputs in;
+    in.token_level_rewards = b.rewards;
+    in.response_mask = std::move(mask);
+    in.index = std::move(index);
+    in.reward_baselines = std::move(baselines);
+    return in;
+  };
+  EXPECT_THROW(compute_advantage("grpo", inputs(b.mask, {}, {})), Error);
+  EXPECT_THROW(compute_advantage("gae", inputs(b.mask, {}, {})), Error);
+  EXPECT_THROW(compute_advantage("remax", inputs(b.mask, {}, vec({1, 2}))), Error);
+  EXPECT_THROW(compute_advantage("rloo", inputs(b.mask.narrow(1, 0, 2), b.index, {})), Error);
+  EXPECT_THROW(compute_advantage("optimal_token_baseline", inputs(b.mask, b.index, {})), Error);
 }
 
 }  // namespace

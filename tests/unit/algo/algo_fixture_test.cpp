@@ -21,6 +21,7 @@
 #include "verlpp/algo/kl_penalty.h"
 #include "verlpp/algo/masked.h"
 #include "verlpp/algo/policy_loss.h"
+#include "verlpp/algo/rollout_correction.h"
 #include "verlpp/algo/value_loss.h"
 #include "verlpp/core/device.h"
 
@@ -139,8 +140,11 @@ TEST_P(AlgoFixture, AdvantageEstimators) {
     in.index = input(c.at("index_key"), at::kLong);
     in.values = input("values");
     in.reward_baselines = input("reward_baselines");
-    AdvantageConfig config;
+    in.old_log_probs = input("old_log_prob");
+    in.sum_pi_squared = input("sum_pi_squared");
     const json& p = c.at("params");
+    if (p.value("with_is_weights", false)) in.rollout_is_weights = input("rollout_is_weights");
+    AdvantageConfig config;
     config.gamma = p.value("gamma", 1.0);
     config.lam = p.value("lam", 1.0);
     config.norm_adv_by_std_in_grpo = p.value("norm_adv_by_std_in_grpo", true);
@@ -173,8 +177,25 @@ TEST_P(AlgoFixture, LossAggregation) {
   }
 }
 
+RolloutCorrectionConfig correction_config(const json& j) {
+  RolloutCorrectionConfig c;
+  if (j.contains("rollout_is")) c.rollout_is = j.at("rollout_is").get<std::string>();
+  c.rollout_is_threshold = j.value("rollout_is_threshold", 2.0);
+  c.rollout_is_batch_normalize = j.value("rollout_is_batch_normalize", false);
+  if (j.contains("rollout_rs")) c.rollout_rs = j.at("rollout_rs").get<std::string>();
+  if (j.contains("rollout_rs_threshold")) {
+    const json& t = j.at("rollout_rs_threshold");
+    c.rollout_rs_threshold = t.is_string() ? t.get<std::string>() : t.dump();
+  }
+  c.loss_type = j.value("loss_type", std::string("ppo_clip"));
+  return c;
+}
+
 PolicyLossConfig policy_config(const json& p) {
   PolicyLossConfig c;
+  if (p.contains("rollout_correction")) {
+    c.rollout_correction = correction_config(p.at("rollout_correction"));
+  }
   c.clip_ratio_low = p.value("clip_ratio_low", 0.2);
   c.clip_ratio_high = p.value("clip_ratio_high", 0.2);
   c.clip_ratio_c = p.value("clip_ratio_c", 3.0);
@@ -195,7 +216,7 @@ TEST_P(AlgoFixture, PolicyLosses) {
   for (const auto& c : fixture().at("policy")) {
     const std::string mode = c.at("loss_mode");
     PolicyLossInputs in;
-    in.old_log_prob = input("old_log_prob");
+    in.old_log_prob = input(c.value("old_key", std::string("old_log_prob")));
     in.log_prob = leaf("log_prob");
     in.advantages = input("advantages");
     in.response_mask = mask();
@@ -210,6 +231,21 @@ TEST_P(AlgoFixture, PolicyLosses) {
     seen.insert(mode);
   }
   EXPECT_EQ(seen.size(), policy_losses().names().size());
+}
+
+TEST_P(AlgoFixture, RolloutCorrection) {
+  for (const auto& c : fixture().at("rollout_correction")) {
+    const std::string what = "rollout correction " + c.at("config").dump();
+    const RolloutCorrectionResult r =
+        compute_rollout_correction(input("old_log_prob"), input("rollout_log_prob"), mask(),
+                                   correction_config(c.at("config")));
+    EXPECT_EQ(r.rollout_is_weights.defined(), !c.at("rollout_is_weights").is_null()) << what;
+    if (r.rollout_is_weights.defined()) {
+      expect_near(r.rollout_is_weights, tensor(c.at("rollout_is_weights")), kTol, what + " w");
+    }
+    expect_near(r.response_mask, tensor(c.at("response_mask")), 0.0, what + " mask");
+    expect_metrics(r.metrics, c.at("metrics"), what);
+  }
 }
 
 TEST_P(AlgoFixture, ActorLoss) {

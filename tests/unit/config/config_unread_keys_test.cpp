@@ -1,6 +1,6 @@
 // Keys a user sets that no verlpp binder reads are refused when their value differs from verl's
-// default (algorithm.rollout_correction.* has no verlpp counterpart yet): `verlpp check` and every
-// run name them instead of training without them.
+// default (algorithm.use_pf_ppo has no verlpp counterpart yet): `verlpp check` and every run name
+// them instead of training without them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 namespace verlpp::config {
 namespace {
 
-const std::string kIs = "algorithm.rollout_correction.rollout_is";
+const std::string kPf = "algorithm.use_pf_ppo";
 
 const std::string kRolloutName = "actor_rollout_ref.rollout.name=vllm";
 
@@ -30,19 +30,20 @@ std::vector<std::string> error_keys(std::vector<std::string> overrides) {
 }
 
 TEST(UnreadKeys, AnUnreadKeySetAwayFromItsDefaultIsRefused) {
-  EXPECT_EQ(error_keys({kIs + "=token"}), std::vector<std::string>{kIs});
+  EXPECT_EQ(error_keys({kPf + "=true"}), std::vector<std::string>{kPf});
   ConfigRequest request;
-  request.overrides = {kIs + "=token", kRolloutName};
+  request.overrides = {kPf + "=true", kRolloutName};
   const CheckReport report = check_config(request);
   EXPECT_FALSE(report.valid());
-  EXPECT_NE(format_report(report).find(kIs + ": verlpp does not implement this setting: a string "
-                                             "'token' would have no effect (verl's default: null)"),
+  EXPECT_NE(format_report(report).find(
+                kPf + ": verlpp does not implement this setting: a boolean "
+                      "true would have no effect (verl's default: a boolean false)"),
             std::string::npos)
       << format_report(report);
 }
 
 TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
-  EXPECT_TRUE(error_keys({kIs + "=null", "algorithm.rollout_correction.rollout_is_threshold=2",
+  EXPECT_TRUE(error_keys({kPf + "=false", "algorithm.rollout_correction.rollout_is=token",
                           "data.train_batch_size=64", "+ray_kwargs.ray_init.num_cpus=4"})
                   .empty());
 }

@@ -370,6 +370,70 @@ TEST(ValidateAlgorithm, UnknownAdvantageEstimator) {
   EXPECT_TRUE(has_error(c.findings, "algorithm.adv_estimator")) << describe(c.findings);
 }
 
+const std::string kCorrection = "algorithm.rollout_correction";
+
+TEST(ValidateRolloutCorrection, SettingsBindAndValidRunsPass) {
+  const Checked c = check(grpo({kCorrection + ".rollout_is=sequence",
+                                kCorrection + ".rollout_rs='token_k1,seq_mean_k3'",
+                                kCorrection + ".rollout_rs_threshold='0.5_2.0,0.01'"}));
+  EXPECT_FALSE(has_error_under(c.findings, kCorrection)) << describe(c.findings);
+  EXPECT_EQ(c.config.algorithm.rollout_correction.rollout_is, "sequence");
+  EXPECT_EQ(c.config.algorithm.rollout_correction.rollout_rs_threshold, "0.5_2.0,0.01");
+  // A number is kept as its text: one k1 bound (lower = 1/upper).
+  const Checked number = check(
+      grpo({kCorrection + ".rollout_rs=token_k1", kCorrection + ".rollout_rs_threshold=2.5"}));
+  EXPECT_EQ(number.config.algorithm.rollout_correction.rollout_rs_threshold, "2.5");
+  EXPECT_FALSE(has_error_under(number.findings, kCorrection)) << describe(number.findings);
+}
+
+TEST(ValidateRolloutCorrection, BadSettingsAreErrorsNamingTheKey) {
+  const Checked is = check(grpo({kCorrection + ".rollout_is=tokens"}));
+  EXPECT_TRUE(has_error(is.findings, kCorrection + ".rollout_is")) << describe(is.findings);
+  const Checked rs = check(grpo({kCorrection + ".rollout_rs=token_k2"}));
+  EXPECT_TRUE(has_error(rs.findings, kCorrection + ".rollout_rs_threshold"))
+      << describe(rs.findings);
+  const Checked type =
+      check(grpo({kCorrection + ".bypass_mode=True", kCorrection + ".loss_type=pg"}));
+  EXPECT_TRUE(has_error(type.findings, kCorrection + ".loss_type")) << describe(type.findings);
+}
+
+TEST(ValidateRolloutCorrection, NeedsTheRolloutsLogProbs) {
+  const Checked c =
+      check(grpo({kCorrection + ".bypass_mode=True", kRollout + ".calculate_log_probs=False"}));
+  EXPECT_TRUE(has_error(c.findings, kRollout + ".calculate_log_probs")) << describe(c.findings);
+}
+
+// bypass_mode replaces the policy loss (verl's apply_bypass_mode): another loss_mode would not
+// act, and loss_mode bypass_mode alone lacks the correction's switch.
+TEST(ValidateRolloutCorrection, BypassModeAndTheLossMode) {
+  const Checked gspo =
+      check(grpo({kCorrection + ".bypass_mode=True", kActor + ".policy_loss.loss_mode=gspo"}));
+  EXPECT_TRUE(has_error(gspo.findings, kActor + ".policy_loss.loss_mode"))
+      << describe(gspo.findings);
+  const Checked alone = check(grpo({kActor + ".policy_loss.loss_mode=bypass_mode"}));
+  EXPECT_TRUE(has_error(alone.findings, kActor + ".policy_loss.loss_mode"))
+      << describe(alone.findings);
+  const Checked ok = check(grpo({kCorrection + ".bypass_mode=True"}));
+  EXPECT_FALSE(has_error(ok.findings, kActor + ".policy_loss.loss_mode")) << describe(ok.findings);
+}
+
+TEST(ValidateAlgorithm, OptimalTokenBaselineNeedsSumPiSquared) {
+  for (const std::string estimator : {"optimal_token_baseline", "tir_optimal_token_baseline"}) {
+    const Checked off = check(grpo({"algorithm.adv_estimator=" + estimator}));
+    EXPECT_TRUE(has_error(off.findings, kActor + ".calculate_sum_pi_squared"))
+        << describe(off.findings);
+    const Checked on = check(
+        grpo({"algorithm.adv_estimator=" + estimator, kActor + ".calculate_sum_pi_squared=True"}));
+    EXPECT_FALSE(has_error_under(on.findings, "algorithm")) << describe(on.findings);
+    EXPECT_FALSE(has_error_under(on.findings, kActor)) << describe(on.findings);
+    const Checked bypass =
+        check(grpo({"algorithm.adv_estimator=" + estimator,
+                    kActor + ".calculate_sum_pi_squared=True", kCorrection + ".bypass_mode=True"}));
+    EXPECT_TRUE(has_error(bypass.findings, kCorrection + ".bypass_mode"))
+        << describe(bypass.findings);
+  }
+}
+
 std::vector<std::string> distill(const std::string& loss_mode, bool policy_gradient) {
   return grpo({"distillation.enabled=True", "distillation.nnodes=1",
                "distillation.teacher_models.teacher_model.model_path=/models/teacher",

@@ -33,6 +33,23 @@ TEST(LogProb, HandWorkedTwoTokenVocabulary) {
   EXPECT_NEAR(hidden.grad()[0][0].item<double>(), 0.2 * std::log(3.0), 1e-6);
 }
 
+// sum_v p_v^2 for optimal_token_baseline: the two-token case by hand (p = [0.1, 0.9] at
+// temperature 0.5: 0.01 + 0.81 = 0.82), and random logits against softmax squared in float64,
+// across chunk boundaries.
+TEST(LogProb, SumPiSquared) {
+  const at::Tensor hidden = at::tensor({1.0f, 0.0f}).view({1, 2});
+  const at::Tensor weight =
+      at::tensor({0.0f, 0.0f, static_cast<float>(std::log(3.0)), 0.0f}).view({2, 2});
+  EXPECT_NEAR(chunked_sum_pi_squared(hidden, weight, 0.5).item<double>(), 0.82, 1e-6);
+  at::manual_seed(5);
+  const at::Tensor h = at::randn({11, 8}) * 0.9;
+  const at::Tensor w = at::randn({40, 8}) * 0.8;
+  const at::Tensor p = at::softmax(at::matmul(h.to(at::kDouble), w.to(at::kDouble).t()) / 0.7, -1);
+  const at::Tensor got = chunked_sum_pi_squared(h, w, 0.7, 4);
+  EXPECT_LT((got.to(at::kDouble) - p.square().sum(-1)).abs().max().item<double>(), 1e-6);
+  EXPECT_THROW(chunked_sum_pi_squared(h, w, 0.0), Error);
+}
+
 TEST(LogProb, ChunkedMatchesUnchunkedValuesAndGradients) {
   at::manual_seed(3);
   const int64_t T = 23, H = 16, V = 50;
