@@ -227,6 +227,13 @@ int run_export(const ExportOptions& o) {
     throw Error("--checkpoint " + o.checkpoint + ": no actor model (" +
                 (actor / "config.json").string() + " is missing)");
   }
+  // Writing into the checkpoint would replace the weights being exported (a break-test lost a
+  // checkpoint's fp32 weights to an export into its own actor/huggingface).
+  const std::string inside = fs::weakly_canonical(step_folder).string() + "/";
+  if ((fs::weakly_canonical(o.output).string() + "/").starts_with(inside)) {
+    throw Error("--output " + o.output + " is inside the checkpoint being exported (" +
+                o.checkpoint + "); give a folder outside it");
+  }
   const model::ModelConfig stored = model::load_model_config(actor.string());
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");

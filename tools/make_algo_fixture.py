@@ -503,6 +503,28 @@ def adv_otb(r, m, index, old, spi2, w=None, zero_tail=False, multi_turn=False, e
     return A * m, G
 
 
+# ------------------------------------------------------------------------------ gdpo (3.1)
+
+
+def adv_gdpo(m, index, rewards, keys, weights, norm):
+    b, n = m.shape
+    A = torch.zeros(b, n)
+    for k, key in enumerate(keys):
+        s = [float(rewards[key][i]) if m[i].sum() > 0 else 0.0 for i in range(b)]
+        a = [0.0] * b
+        for rows in groups_of(index).values():
+            vals = torch.tensor([s[i] for i in rows])
+            mean = vals.mean() if len(rows) > 1 else torch.tensor(0.0)
+            std = vals.std() if len(rows) > 1 else torch.tensor(1.0)
+            for i in rows:
+                a[i] = (s[i] - mean) / (std + 1e-6) if norm else s[i] - mean
+        w = weights[k] if weights else 1.0
+        for i in range(b):
+            A[i] += w * a[i] * m[i]
+    adv = masked_whiten(A, m) * m
+    return adv, adv
+
+
 # ------------------------------------------------------------------ rollout correction (3.8)
 
 SAFETY = 20.0
@@ -873,8 +895,12 @@ def correction_inputs(old, mask):
     rows = [i for i in range(B) if mask[i].sum() > 1]
     rollout[rows[0], 0] = old[rows[0], 0] - 22.0   # log-ratio beyond the +-20 safety bound
     rollout[rows[1], 0] = old[rows[1], 0] + 1.5
-    return {"rollout_log_prob": rollout,
-            "sum_pi_squared": 0.05 + 0.9 * torch.rand(B, R, generator=g)}
+    out = {"rollout_log_prob": rollout,
+           "sum_pi_squared": 0.05 + 0.9 * torch.rand(B, R, generator=g)}
+    g2 = torch.Generator().manual_seed(SEED + 2)  # gdpo's named rewards
+    out["gdpo_acc"] = (torch.rand(B, generator=g2) > 0.5).double()
+    out["gdpo_format"] = torch.round(torch.rand(B, generator=g2) * 4) / 4
+    return out
 
 
 # --------------------------------------------------------------------------------- cases
@@ -939,6 +965,12 @@ def section_advantages(I):
             add(name, {"with_is_weights": with_is},
                 adv_otb(r, m, idx, old, spi2, w if with_is else None, zero_tail=multi_turn,
                         multi_turn=multi_turn))
+    named = {"acc": I["gdpo_acc"], "format": I["gdpo_format"]}
+    for keys, weights, norm in [(["acc", "format"], [], True), (["format", "acc"], [0.5, 2.0], True),
+                                (["acc"], [], False)]:
+        add("gdpo", {"gdpo_reward_keys": keys, "gdpo_reward_weights": weights,
+                     "norm_adv_by_std_in_grpo": norm},
+            adv_gdpo(m, idx, named, keys, weights, norm))
     return cases
 
 

@@ -143,8 +143,9 @@ for f in critic/huggingface/model.safetensors critic/optim_world_size_1_rank_0.s
   [ -f "$work/cgae/global_step_2/$f" ] || fail "critic checkpoint lacks $f"
 done
 
-# 4. Rollout correction and the optimal token baseline (verl's algorithm.rollout_correction, bypass
-#    mode; adv_estimator optimal_token_baseline with calculate_sum_pi_squared): one step each.
+# 4. Rollout correction, the optimal token baseline and gdpo (verl's algorithm.rollout_correction,
+#    bypass mode; adv_estimator optimal_token_baseline with calculate_sum_pi_squared; gdpo over a
+#    custom reward's named values): one step each.
 rc_common=(trainer.total_training_steps=1 trainer.save_freq=-1 trainer.test_freq=-1
            trainer.val_before_train=false)
 out=$(ppo "$work/bypass.jsonl" "$work/cbypass" "${rc_common[@]}" \
@@ -156,7 +157,28 @@ out=$(ppo "$work/otb.jsonl" "$work/cotb" "${rc_common[@]}" \
       algorithm.adv_estimator=optimal_token_baseline actor_rollout_ref.actor.calculate_sum_pi_squared=true \
       algorithm.rollout_correction.rollout_is=sequence); rc=$?
 [ "$rc" -eq 0 ] || fail "optimal_token_baseline run (exit $rc): $(tail -5 <<<"$out")"
-python3 - "$work/bypass.jsonl" "$work/otb.jsonl" <<'PY' || fail "metrics of the correction runs"
+# gdpo with a custom reward library giving two named rewards (verlpp_reward_abi.h's _named form).
+cat > "$work/named.c" <<'C'
+#include <string.h>
+int two_named(const char* data_source, const char* solution, const char* truth, const char* extra,
+              const char** names, double* values, int capacity) {
+  (void)data_source; (void)extra; (void)capacity;
+  names[0] = "score"; values[0] = strstr(solution, truth) != NULL;
+  names[1] = "length"; values[1] = (double)strlen(solution) / 100.0;
+  return 2;
+}
+C
+cc -shared -fPIC -o "$work/libnamed.so" "$work/named.c" || fail "cannot build the named reward library"
+out=$(ppo "$work/gdpo.jsonl" "$work/cgdpo" "${rc_common[@]}" algorithm.adv_estimator=gdpo \
+      '+algorithm.gdpo_reward_keys=[score,length]' '+algorithm.gdpo_reward_weights=[1.0,0.5]' \
+      reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two); rc=$?
+[ "$rc" -eq 0 ] || fail "gdpo run (exit $rc): $(tail -5 <<<"$out")"
+out=$(ppo "$work/gdpo_bad.jsonl" "$work/cgdpo_bad" "${rc_common[@]}" algorithm.adv_estimator=gdpo \
+      '+algorithm.gdpo_reward_keys=[score,format]' \
+      reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two); rc=$?
+[ "$rc" -ne 0 ] && grep -q "no value 'format' (it gives: length, score)" <<<"$out" ||
+  fail "gdpo with a reward name the library lacks: exit $rc: $(tail -3 <<<"$out")"
+python3 - "$work/bypass.jsonl" "$work/otb.jsonl" "$work/gdpo.jsonl" <<'PY' || fail "metrics of the correction runs"
 import json, sys
 def step1(path):
     data = {}
@@ -178,6 +200,9 @@ for key in ["rollout_corr/rollout_is_mean", "rollout_corr/chi2_seq", "rollout_co
             "critic/advantages/mean", "timing_s/old_log_prob"]:
     assert key in otb, key
 assert abs(otb["rollout_corr/rollout_is_mean"] - 1) < 1e-3, otb["rollout_corr/rollout_is_mean"]
+# gdpo whitens the combined advantages over the batch's tokens: mean 0.
+gdpo = step1(sys.argv[3])
+assert abs(gdpo["critic/advantages/mean"]) < 1e-4 or gdpo["critic/advantages/max"] == 0, gdpo
 PY
 
 # 5. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.

@@ -84,6 +84,14 @@ grep -qF '"torch_dtype": "bfloat16"' exported/config.json || fail "exported dtyp
 echo '{"prompt_ids": [13, 1, 10, 1, 11, 14], "response_ids": [2, 15]}' > score.jsonl
 out=$("$VERLPP" model score --model exported --input score.jsonl --device cpu 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "score of the exported model (exit $rc): $out"
+# An export into the checkpoint itself is refused before its weights are touched.
+before=$(sha256sum ckpt/global_step_5/actor/huggingface/model.safetensors)
+out=$("$VERLPP" model export --checkpoint ckpt/global_step_5 --output ckpt/global_step_5/actor/huggingface \
+      --dtype bfloat16 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "is inside the checkpoint being exported" <<<"$out" ||
+  fail "export into the checkpoint (exit $rc): $out"
+[ "$(sha256sum ckpt/global_step_5/actor/huggingface/model.safetensors)" = "$before" ] ||
+  fail "export into the checkpoint changed its weights"
 out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "expected a checkpoint folder named global_step_N" <<<"$out" ||
   fail "export of a non-checkpoint folder (exit $rc): $out"

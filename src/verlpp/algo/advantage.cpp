@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "verlpp/algo/checks.h"
+#include "verlpp/algo/gdpo.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/masked.h"
 #include "verlpp/algo/optimal_token_baseline.h"
@@ -224,7 +225,12 @@ AdvantageResult compute_gpg_outcome_advantage(const at::Tensor& token_level_rewa
 
 Registry<AdvantageEstimator>& advantage_estimators() {
   static Registry<AdvantageEstimator> registry = [] {
-    Registry<AdvantageEstimator> r("algorithm.adv_estimator", {"gdpo"});
+    Registry<AdvantageEstimator> r("algorithm.adv_estimator");
+    r.add("gdpo", [](const AdvantageInputs& in, const AdvantageConfig& c) {
+      return compute_gdpo_outcome_advantage(
+          in.reward_values, in.response_mask, in.index,
+          {c.gdpo_reward_keys, c.gdpo_reward_weights, c.norm_adv_by_std_in_grpo});
+    });
     const auto otb_inputs = [](const AdvantageInputs& in) {
       return OptimalTokenBaselineInputs{
           in.token_level_rewards, in.response_mask,  in.index,

@@ -14,7 +14,9 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "verlpp/algo/registry.h"
 
@@ -108,6 +110,8 @@ struct AdvantageInputs {
   // [batch, response_length] (optimal_token_baseline estimators): the actor's old log-probs,
   // sum_v pi_v^2 of the same pass, and the rollout correction's IS weights (optional).
   at::Tensor old_log_probs, sum_pi_squared, rollout_is_weights;
+  // Named per-response rewards [batch] (gdpo): the reward's reward_extra_info values.
+  std::map<std::string, at::Tensor> reward_values;
 };
 
 // The algorithm.* keys the estimators read, with verl's defaults.
@@ -115,6 +119,8 @@ struct AdvantageConfig {
   double gamma = 1.0;
   double lam = 1.0;
   bool norm_adv_by_std_in_grpo = true;
+  std::vector<std::string> gdpo_reward_keys;  // algorithm.gdpo_reward_keys (gdpo.h)
+  std::vector<double> gdpo_reward_weights;    // algorithm.gdpo_reward_weights; empty: all 1
 };
 
 using AdvantageEstimator =
@@ -122,8 +128,7 @@ using AdvantageEstimator =
 
 // verl's names: gae, grpo, grpo_vectorized (same result as grpo), grpo_passk, rloo,
 // rloo_vectorized, opo, reinforce_plus_plus, reinforce_plus_plus_baseline, remax, gpg,
-// optimal_token_baseline, tir_optimal_token_baseline (optimal_token_baseline.h). gdpo is
-// recognised as not implemented.
+// optimal_token_baseline, tir_optimal_token_baseline (optimal_token_baseline.h), gdpo (gdpo.h).
 Registry<AdvantageEstimator>& advantage_estimators();
 
 // advantage_estimators().get(adv_estimator)(inputs, config).

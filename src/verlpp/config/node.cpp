@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 
 namespace verlpp::config {
@@ -110,10 +111,12 @@ Node plain_scalar(std::string_view text) {
       return Node(value);
     }
   }
-  if (std::regex_match(value, real)) return Node(std::stod(digits));
+  // strtod as Python's float(): out of range is inf (1e400) or 0 (1e-400), not an exception.
+  if (std::regex_match(value, real)) return Node(std::strtod(digits.c_str(), nullptr));
   std::smatch match;
-  if (std::regex_match(low, match, special))
-    return Node(std::stod(match[1].str() + match[2].str()));
+  if (std::regex_match(low, match, special)) {
+    return Node(std::strtod((match[1].str() + match[2].str()).c_str(), nullptr));
+  }
   return Node(value);
 }
 

@@ -95,6 +95,14 @@ class Section {
     for (const auto& item : value.items()) out.push_back(to_real(key, item));
     return out;
   }
+  // A list of numbers; null gives an empty list.
+  std::vector<double> opt_reals(const std::string& key) const {
+    if (get(key).is_null()) return {};
+    return reals(key);
+  }
+  // Records `key` as read without reading it here: a layer that binds its keys from the tree
+  // itself (reward/reward_settings.cpp) is still known to the unread-key audit.
+  void mark_read(const std::string& key) const { record(name(key)); }
   const Node& node() const {
     record(path_);
     return *node_;

@@ -281,7 +281,21 @@ AlgorithmConfig bind_algorithm(const Section& s) {
   r.rollout_rs_threshold = rc.opt_text("rollout_rs_threshold");
   r.bypass_mode = rc.boolean("bypass_mode");
   r.loss_type = rc.string("loss_type");
+  if (s.has("gdpo_reward_keys")) a.gdpo_reward_keys = s.strings("gdpo_reward_keys");
+  if (s.has("gdpo_reward_weights")) a.gdpo_reward_weights = s.opt_reals("gdpo_reward_weights");
   return a;
+}
+
+// The keys reward::reward_settings (reward/reward_settings.cpp) reads from the tree: the custom
+// reward library, the reward manager and its kwargs.
+void mark_reward_settings(const Section& reward) {
+  for (const char* key :
+       {"custom_reward_function.path", "custom_reward_function.name", "reward_manager.name",
+        "reward_kwargs.verl_compat", "reward_kwargs.overlong_buffer_cfg.enable",
+        "reward_kwargs.overlong_buffer_cfg.len", "reward_kwargs.overlong_buffer_cfg.penalty_factor",
+        "reward_kwargs.overlong_buffer_cfg.log", "reward_kwargs.max_resp_len"}) {
+    reward.mark_read(key);
+  }
 }
 
 RewardModelPoolConfig bind_reward_model(const Section& s) {
@@ -396,6 +410,7 @@ Config bind_config(const Node& root, KeyReads* reads) {
   c.critic = bind_critic(top.child("critic"));
   c.algorithm = bind_algorithm(top.child("algorithm"));
   c.reward_model = bind_reward_model(top.child("reward").child("reward_model"));
+  mark_reward_settings(top.child("reward"));
   c.distillation = bind_distillation(top.child("distillation"));
   c.trainer = bind_trainer(top.child("trainer"));
   c.trainer.hybrid_engine = arr.boolean("hybrid_engine");

@@ -191,6 +191,9 @@ struct AlgorithmConfig {
   bool norm_adv_by_std_in_grpo = true, use_kl_in_reward = false;
   KlControlConfig kl_ctrl;
   algo::RolloutCorrectionConfig rollout_correction;
+  // gdpo's named rewards and their weights (verl: dataclass-only, set with +algorithm.*).
+  std::vector<std::string> gdpo_reward_keys;
+  std::vector<double> gdpo_reward_weights;
 };
 
 struct TeacherInferenceConfig {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "verlpp/core/error.h"
 
@@ -199,8 +200,9 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
 
 // A NaN or infinite learning rate trains a NaN model without any loss showing it first.
 void check_learning_rate(const std::string& key, double lr, Findings& out) {
-  if (!std::isfinite(lr) || lr < 0) {
-    add_error(out, key, fmt::format("must be finite and >= 0, got {}", lr), key + "=1e-6");
+  if (!std::isfinite(lr) || lr < 0 || lr > std::numeric_limits<float>::max()) {
+    add_error(out, key, fmt::format("must be finite, >= 0 and within float range, got {}", lr),
+              key + "=1e-6");
   }
 }
 
@@ -391,6 +393,19 @@ void check_algorithm(const Config& c, Findings& out) {
                           al.adv_estimator),
               "algorithm.rollout_correction.bypass_mode=false");
   }
+  if (al.adv_estimator == "gdpo" && al.gdpo_reward_keys.empty()) {
+    add_error(out, "algorithm.gdpo_reward_keys",
+              "adv_estimator gdpo needs the names of the rewards to normalise apart (values the "
+              "reward function returns, e.g. a custom reward's compute_score_named)",
+              "+algorithm.gdpo_reward_keys=[score,format]");
+  }
+  if (!al.gdpo_reward_weights.empty() &&
+      al.gdpo_reward_weights.size() != al.gdpo_reward_keys.size()) {
+    add_error(out, "algorithm.gdpo_reward_weights",
+              fmt::format("{} weights for {} gdpo_reward_keys", al.gdpo_reward_weights.size(),
+                          al.gdpo_reward_keys.size()),
+              "algorithm.gdpo_reward_weights=null (every weight 1)");
+  }
   if (al.adv_estimator == "grpo_passk" && c.rollout.n < 2) {
     add_error(out, kRollout + ".n",
               fmt::format("grpo_passk needs at least 2 samples per prompt, got {}", c.rollout.n),
@@ -529,7 +544,57 @@ void check_model_length(const Config& c, const Layout& layout, Findings& out) {
                         std::max<std::int64_t>(positions - c.rollout.prompt_length, 1)));
 }
 
+// Sizes and numbers a run cannot use, named before anything is loaded (a break-test found them
+// accepted by check and refused, or misnamed, only after the model was loaded).
+void at_least(Findings& out, const std::string& key, std::int64_t value, std::int64_t least) {
+  if (value < least) {
+    add_error(out, key, fmt::format("must be >= {}, got {}", least, value),
+              fmt::format("{}={}", key, least));
+  }
+}
+
+// Within [least, the largest float]: these settings become fp32 tensors.
+void finite_at_least(Findings& out, const std::string& key, double value, double least,
+                     const std::string& fix) {
+  const double most = std::numeric_limits<float>::max();
+  if (!std::isfinite(value) || value < least || value > most) {
+    add_error(out, key, fmt::format("must be a number in [{}, {:g}], got {}", least, most, value),
+              key + "=" + fix);
+  }
+}
+
+void check_numbers(const Config& c, Findings& out) {
+  at_least(out, "data.train_batch_size", c.data.train_batch_size, 1);
+  at_least(out, "data.max_prompt_length", c.data.max_prompt_length, 1);
+  at_least(out, "data.max_response_length", c.data.max_response_length, 1);
+  at_least(out, kRollout + ".n", c.rollout.n, 1);
+  at_least(out, "trainer.total_epochs", c.trainer.total_epochs, 1);
+  if (c.trainer.total_training_steps) {
+    at_least(out, "trainer.total_training_steps", *c.trainer.total_training_steps, 1);
+  }
+  at_least(out, kActor + ".ppo_epochs", c.actor.ppo_epochs, 1);
+  if (c.data.train_files.empty()) {
+    add_error(out, "data.train_files", "no training file given", "data.train_files=train.parquet");
+  }
+  finite_at_least(out, kRollout + ".temperature", c.rollout.sampling.temperature, 0.0, "1.0");
+  finite_at_least(out, kActor + ".clip_ratio", c.actor.clip_ratio, 0.0, "0.2");
+  finite_at_least(out, kActor + ".clip_ratio_low", c.actor.clip_ratio_low, 0.0, "0.2");
+  finite_at_least(out, kActor + ".clip_ratio_high", c.actor.clip_ratio_high, 0.0, "0.2");
+  if (!std::isfinite(c.actor.entropy_coeff)) {
+    add_error(out, kActor + ".entropy_coeff",
+              fmt::format("must be a finite number, got {}", c.actor.entropy_coeff),
+              kActor + ".entropy_coeff=0");
+  }
+  finite_at_least(out, kActor + ".kl_loss_coef", c.actor.kl_loss_coef, 0.0, "0.001");
+  finite_at_least(out, kActor + ".optim.weight_decay", c.actor.optim.weight_decay, 0.0, "0.01");
+  finite_at_least(out, kActor + ".optim.clip_grad", c.actor.optim.clip_grad, 0.0, "1.0");
+  finite_at_least(out, "algorithm.gamma", c.algorithm.gamma, 0.0, "1.0");
+  finite_at_least(out, "algorithm.lam", c.algorithm.lam, 0.0, "1.0");
+  finite_at_least(out, "algorithm.kl_ctrl.kl_coef", c.algorithm.kl_ctrl.kl_coef, 0.0, "0.001");
+}
+
 void validate_config(const Config& config, const Layout& layout, Findings& findings) {
+  check_numbers(config, findings);
   check_batches(config, layout, findings);
   check_log_prob_batches(config, layout, findings);
   check_actor(config, layout, findings);

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -12,9 +13,26 @@
 namespace verlpp::config {
 namespace {
 
+// Limits on what a YAML text may expand to: aliases make a 2 kB file stand for billions of values
+// ("billion laughs"), and an anchor holding its own alias for an endless nesting.
+constexpr std::size_t kMaxYamlValues = 1'000'000;
+constexpr int kMaxYamlDepth = 256;
+
+struct Expansion {
+  const std::string& source;
+  std::size_t values = 0;
+};
+
 // `source` names the text in errors. A key given twice in one mapping is an error (OmegaConf
 // refuses it too; yaml-cpp would keep one of them silently).
-Node from_yaml(const YAML::Node& yaml, const std::string& source) {
+Node from_yaml(const YAML::Node& yaml, Expansion& budget, int depth) {
+  if (++budget.values > kMaxYamlValues || depth > kMaxYamlDepth) {
+    throw Error(fmt::format(
+        "{}:{}:{}: the YAML expands to more than {} values or {} levels of nesting (aliases that "
+        "repeat or contain each other?)",
+        budget.source, yaml.Mark().line + 1, yaml.Mark().column + 1, kMaxYamlValues,
+        kMaxYamlDepth));
+  }
   switch (yaml.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -24,7 +42,7 @@ Node from_yaml(const YAML::Node& yaml, const std::string& source) {
       return plain_scalar(yaml.Scalar());
     case YAML::NodeType::Sequence: {
       NodeList items;
-      for (const auto& item : yaml) items.push_back(from_yaml(item, source));
+      for (const auto& item : yaml) items.push_back(from_yaml(item, budget, depth + 1));
       return Node::list(std::move(items));
     }
     case YAML::NodeType::Map: {
@@ -32,10 +50,10 @@ Node from_yaml(const YAML::Node& yaml, const std::string& source) {
       for (const auto& entry : yaml) {
         const std::string key = entry.first.as<std::string>();
         if (map.find(key) != nullptr) {
-          throw Error(fmt::format("{}:{}:{}: duplicate key '{}' in a mapping", source,
+          throw Error(fmt::format("{}:{}:{}: duplicate key '{}' in a mapping", budget.source,
                                   entry.first.Mark().line + 1, entry.first.Mark().column + 1, key));
         }
-        map.set(key, from_yaml(entry.second, source));
+        map.set(key, from_yaml(entry.second, budget, depth + 1));
       }
       return map;
     }
@@ -72,7 +90,7 @@ std::string format_real(double value) {
   std::string text;
   for (int precision = 1; precision <= 17; ++precision) {
     text = fmt::format("{:.{}g}", value, precision);
-    if (std::stod(text) == value) break;
+    if (std::strtod(text.c_str(), nullptr) == value) break;
   }
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
@@ -135,7 +153,8 @@ void emit(const Node& node, int indent, std::ostringstream& out) {
 
 Node parse_yaml(const std::string& text, const std::string& source) {
   try {
-    return from_yaml(YAML::Load(text), source);
+    Expansion budget{source};
+    return from_yaml(YAML::Load(text), budget, 0);
   } catch (const YAML::Exception& e) {
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                 std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);

@@ -30,8 +30,32 @@ void sync_tree_to_disk(const std::filesystem::path& folder) {
   sync_to_disk(folder);
 }
 
-void write_atomically(const std::filesystem::path& path,
+namespace {
+
+// Where the file goes: through a symbolic link to its target (as opening the path for writing
+// would), and never over a folder, device or pipe (a rename would replace the node itself).
+std::filesystem::path regular_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, error))) {
+    target = fs::weakly_canonical(path, error);
+    if (error) throw Error("cannot write " + path.string() + ": " + error.message());
+  }
+  const fs::file_status status = fs::status(target, error);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    throw Error("cannot write " + path.string() +
+                ": it exists and is not a regular file (a folder, device or pipe); give a file "
+                "path");
+  }
+  return target;
+}
+
+}  // namespace
+
+void write_atomically(const std::filesystem::path& requested,
                       const std::function<void(const std::filesystem::path& temporary)>& write) {
+  const std::filesystem::path path = regular_target(requested);
   const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(getpid());
   std::error_code error;
   try {
@@ -48,8 +72,9 @@ void write_atomically(const std::filesystem::path& path,
   }
   std::filesystem::rename(temporary, path, error);
   if (error) {
+    const std::string reason = error.message();
     std::filesystem::remove(temporary, error);
-    throw Error("cannot write " + path.string() + ": " + error.message());
+    throw Error("cannot write " + path.string() + ": " + reason);
   }
   sync_to_disk(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
 }

@@ -11,9 +11,10 @@
 
 namespace verlpp {
 
-// Calls write(temporary) to produce the file, then renames it to `path`. If write throws, the
-// temporary is removed and the exception propagates. Throws verlpp::Error naming `path` when the
-// rename fails.
+// Calls write(temporary) to produce the file, then renames it to `path` (a symbolic link's target
+// when `path` is a link). If write throws, the temporary is removed and the exception propagates.
+// Throws verlpp::Error naming `path` before writing anything when it exists and is not a regular
+// file (a folder, device or pipe), and with the system's reason when the rename fails.
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(const std::filesystem::path& temporary)>& write);
 

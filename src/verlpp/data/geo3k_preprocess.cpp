@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
@@ -46,11 +47,18 @@ std::string text_field(const Row& row, const char* key, const RowOrigin& origin)
   return row[key].is_string() ? row[key].get<std::string>() : row[key].dump();
 }
 
-std::string extension_of(const std::string& bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0xFF &&
-                 static_cast<unsigned char>(bytes[1]) == 0xD8
-             ? ".jpg"
-             : ".png";
+// ".png" or ".jpg" by the file signature; other bytes (the dataset's images are PNG or JPEG) are
+// an error naming the row and the image, so no unreadable file is written.
+std::string extension_of(const std::string& bytes, const RowOrigin& origin, std::size_t k) {
+  static const std::string png("\x89PNG\r\n\x1a\n", 8);
+  if (bytes.compare(0, png.size(), png) == 0) return ".png";
+  if (bytes.size() >= 3 && static_cast<unsigned char>(bytes[0]) == 0xFF &&
+      static_cast<unsigned char>(bytes[1]) == 0xD8 &&
+      static_cast<unsigned char>(bytes[2]) == 0xFF) {
+    return ".jpg";
+  }
+  throw Error(fmt::format("{}: image {} is neither PNG nor JPEG ({} bytes)", origin.describe(), k,
+                          bytes.size()));
 }
 
 // The row's images as files under OUTPUT/images, referenced by relative path.
@@ -63,7 +71,8 @@ Row write_images(const Row& row, const RowOrigin& origin, const fs::path& output
   const auto refs = image_refs(row, "images", origin);
   for (std::size_t k = 0; k < refs.size(); ++k) {
     const std::string bytes = read_image_bytes(refs[k], origin, k);
-    const std::string name = fmt::format("images/{}_{}_{}{}", split, index, k, extension_of(bytes));
+    const std::string name =
+        fmt::format("images/{}_{}_{}{}", split, index, k, extension_of(bytes, origin, k));
     write_file_atomically(output / name, bytes);
     out.push_back(Row{{"path", name}});
   }
@@ -96,6 +105,9 @@ std::vector<std::string> preprocess_geo3k(const std::string& input_dir,
         "{}: the output folder is the input folder (the raw files would be overwritten)",
         output_dir));
   }
+  // Both splits are found before anything is written.
+  const std::map<std::string, std::vector<std::string>> inputs = {
+      {"train", split_files(input_dir, "train")}, {"test", split_files(input_dir, "test")}};
   fs::create_directories(fs::path(output_dir) / "images", ec);
   if (ec) {
     throw Error(fmt::format("{}: cannot create output directory: {}", output_dir, ec.message()));
@@ -103,7 +115,7 @@ std::vector<std::string> preprocess_geo3k(const std::string& input_dir,
   std::vector<std::string> written;
   for (const std::string split : {"train", "test"}) {
     std::vector<Row> rows;
-    for (const std::string& file : split_files(input_dir, split)) {
+    for (const std::string& file : inputs.at(split)) {
       const RowFile raw = read_rows(file);
       for (std::size_t i = 0; i < raw.rows.size(); ++i) {
         const Row& r = raw.rows[i];

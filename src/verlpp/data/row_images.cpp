@@ -30,11 +30,17 @@ ImageRef parse_ref(const Row& entry, const std::string& image_key, const RowOrig
   if (has_path && !entry["path"].get_ref<const std::string&>().empty()) {
     return {"", entry["path"].get<std::string>()};
   }
+  std::string got = entry.is_object() ? "an object without either" : entry.type_name();
+  for (const char* field : {"bytes", "path"}) {
+    if (entry.is_object() && entry.contains(field) && !entry[field].is_string() &&
+        !entry[field].is_null()) {
+      got = fmt::format("an object whose '{}' is a {}", field, entry[field].type_name());
+    }
+  }
   throw Error(fmt::format(
       "{}: '{}' entry {} must be {{\"bytes\": <image bytes>}} or {{\"path\": str}} or a path "
       "string, got {}",
-      origin.describe(), image_key, k,
-      entry.is_object() ? "an object without either" : entry.type_name()));
+      origin.describe(), image_key, k, got));
 }
 
 // Image files above this size are refused before reading (the pixel limit of image_decode.h
@@ -133,7 +139,19 @@ Row image_messages(const Row& messages, std::size_t images, const RowOrigin& ori
 
 std::string read_image_bytes(const ImageRef& ref, const RowOrigin& origin, std::size_t k) {
   if (!ref.bytes.empty()) return std::string(ref.bytes);
-  std::filesystem::path path(ref.path);
+  std::string_view where = ref.path;
+  // qwen_vl_utils' fetch_image also takes URLs: file:// names a local file; nothing is fetched
+  // over a network (or decoded from data: URIs) here.
+  if (where.starts_with("file://")) where.remove_prefix(7);
+  for (const char* scheme : {"http://", "https://", "data:"}) {
+    if (where.starts_with(scheme)) {
+      throw Error(fmt::format(
+          "{}: image {}: '{}' is a URL; verlpp reads images from bytes or local files only "
+          "(download it and give its path)",
+          origin.describe(), k, where.substr(0, 64)));
+    }
+  }
+  std::filesystem::path path(where);
   if (path.is_relative()) path = std::filesystem::path(origin.file).parent_path() / path;
   return read_file(path, origin, k);
 }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <exception>
 
@@ -40,17 +41,55 @@ CustomRewardFunction::CustomRewardFunction(const std::string& path, const std::s
                               path, got, VERLPP_REWARD_ABI_VERSION));
     }
   }
-  fn_ = reinterpret_cast<verlpp_compute_score_fn>(dlsym(handle_, name.c_str()));
-  if (!fn_) {
+  named_ =
+      reinterpret_cast<verlpp_compute_score_named_fn>(dlsym(handle_, (name + "_named").c_str()));
+  if (!named_) fn_ = reinterpret_cast<verlpp_compute_score_fn>(dlsym(handle_, name.c_str()));
+  if (!fn_ && !named_) {
     dlclose(handle_);
     throw Error(fmt::format(
-        "reward.custom_reward_function.name: '{}' has no symbol '{}' (declare it extern \"C\" "
-        "with the signature in verlpp_reward_abi.h)",
-        path, name));
+        "reward.custom_reward_function.name: '{}' has no symbol '{}' or '{}_named' (declare it "
+        "extern \"C\" with a signature in verlpp_reward_abi.h)",
+        path, name, name));
   }
 }
 
 CustomRewardFunction::~CustomRewardFunction() { dlclose(handle_); }
+
+ScoreResult CustomRewardFunction::call_named(const std::string& source, const std::string& solution,
+                                             const std::string& truth,
+                                             const std::string& extra) const {
+  std::array<const char*, VERLPP_REWARD_MAX_NAMED> names{};
+  std::array<double, VERLPP_REWARD_MAX_NAMED> values{};
+  const int count = named_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str(),
+                           names.data(), values.data(), VERLPP_REWARD_MAX_NAMED);
+  const std::string who = fmt::format("custom reward '{}_named' in '{}'", name_, path_);
+  if (count < 0 || count > VERLPP_REWARD_MAX_NAMED) {
+    throw Error(fmt::format("{} returned {} (failure, or more than {} values) for data_source '{}'",
+                            who, count, VERLPP_REWARD_MAX_NAMED, source));
+  }
+  ScoreResult result;
+  result.score = std::nan("");
+  for (int i = 0; i < count; ++i) {
+    if (names[i] == nullptr) {
+      throw Error(
+          fmt::format("{} gave value {} without a name for data_source '{}'", who, i, source));
+    }
+    result.extra[names[i]] = values[i];
+    if (std::string_view(names[i]) == "score") result.score = values[i];
+  }
+  if (result.extra.count("score") == 0) {
+    throw Error(fmt::format("{} gave no \"score\" among its {} values for data_source '{}'", who,
+                            count, source));
+  }
+  for (const auto& [key, value] : result.extra) {
+    if (!std::isfinite(value)) {
+      throw Error(
+          fmt::format("{} returned {} for '{}' with data_source '{}' (values must be finite)", who,
+                      value, key, source));
+    }
+  }
+  return result;
+}
 
 ScoreResult CustomRewardFunction::operator()(std::string_view data_source,
                                              std::string_view solution_str,
@@ -60,7 +99,13 @@ ScoreResult CustomRewardFunction::operator()(std::string_view data_source,
   const std::string extra = extra_info.is_null() ? "{}" : extra_info.dump();
   ScoreResult result;
   try {
-    result.score = fn_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str());
+    if (named_) {
+      result = call_named(source, solution, truth, extra);
+    } else {
+      result.score = fn_(source.c_str(), solution.c_str(), truth.c_str(), extra.c_str());
+    }
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     throw Error(fmt::format("custom reward '{}' in '{}' threw for data_source '{}': {}", name_,
                             path_, data_source, e.what()));

@@ -33,6 +33,38 @@ double overlong_penalty(const OverlongBufferConfig& buffer, std::int64_t valid_l
   return std::min(-exceed / static_cast<double>(buffer.len) * buffer.penalty_factor, 0.0);
 }
 
+// verl's reward_extra_info: a scalar score is recorded as "acc"; a scorer's named values (a dict in
+// verl, "score" among them) are recorded under their names, which every row must give alike.
+void add_extra_info(const ScoreResult& score, std::size_t row,
+                    std::map<std::string, std::vector<double>>& extra) {
+  if (score.extra.empty()) {
+    extra["acc"].push_back(score.score);
+    return;
+  }
+  for (const auto& [key, value] : score.extra) {
+    std::vector<double>& values = extra[key];
+    if (values.size() != row) {
+      throw Error(
+          fmt::format("reward row {}: the scorer gave '{}', which row {} lacked; every row "
+                      "needs the same named values",
+                      row, key, values.size()));
+    }
+    values.push_back(value);
+  }
+}
+
+// Every named value present for every row.
+void require_complete(const std::map<std::string, std::vector<double>>& extra, std::size_t rows) {
+  for (const auto& [key, values] : extra) {
+    if (values.size() != rows) {
+      throw Error(
+          fmt::format("reward row {}: the scorer gave no '{}', which earlier rows gave; "
+                      "every row needs the same named values",
+                      values.size(), key));
+    }
+  }
+}
+
 }  // namespace
 
 RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& scorer,
@@ -60,8 +92,7 @@ RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& sc
                               item.data_source, score.score));
     }
     double reward = score.score;
-    out.extra["acc"].push_back(score.score);
-    for (const auto& [key, value] : score.extra) out.extra[key].push_back(value);
+    add_extra_info(score, i, out.extra);
     if (overlong) {
       const double penalty = overlong_penalty(config.overlong_buffer, item.valid_response_length);
       reward += penalty;
@@ -76,6 +107,7 @@ RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& sc
     }
     out.scores.push_back(std::move(score));
   }
+  require_complete(out.extra, items.size());
   return out;
 }
 

@@ -63,6 +63,8 @@ void read(const Node& root, const std::string& path, double& out) {
 
 }  // namespace
 
+// The keys read here are listed for the unread-key audit in config/sections.cpp
+// (mark_reward_settings); keep the two lists equal.
 RewardSettings reward_settings(const config::Node& root) {
   RewardSettings settings;
   read(root, "reward.custom_reward_function.path", settings.scorer.custom_path);

@@ -21,6 +21,20 @@
  * library that crashes (a signal) ends the run; the checkpoints already written stay intact (each
  * is complete on disk before it counts).
  *
+ * Several named rewards (verl's compute_score returning a dict, e.g. {"score": 1.0, "format": 0.5},
+ * whose entries become reward_extra_info, as adv_estimator gdpo needs): export instead, or as
+ * well, under `name` followed by "_named":
+ *
+ *   int compute_score_named(const char* data_source, const char* solution_str,
+ *                           const char* ground_truth, const char* extra_info_json,
+ *                           const char** names, double* values, int capacity);
+ *
+ * It writes up to `capacity` (verlpp passes VERLPP_REWARD_MAX_NAMED) name/value pairs and returns
+ * how many it wrote, or a negative number for a failure. One of the names must be "score" (the
+ * reward); every value must be finite. The name strings are the library's and need only stay
+ * valid until the call returns (verlpp copies them). When both symbols exist verlpp calls only the
+ * named one.
+ *
  * The library may also export `int verlpp_reward_abi_version(void)`; when present it must return
  * VERLPP_REWARD_ABI_VERSION. verlpp calls the function from one thread at a time.
  */
@@ -28,6 +42,7 @@
 #define VERLPP_REWARD_ABI_H
 
 #define VERLPP_REWARD_ABI_VERSION 1
+#define VERLPP_REWARD_MAX_NAMED 64
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +50,9 @@ extern "C" {
 
 typedef double (*verlpp_compute_score_fn)(const char* data_source, const char* solution_str,
                                           const char* ground_truth, const char* extra_info_json);
+typedef int (*verlpp_compute_score_named_fn)(const char* data_source, const char* solution_str,
+                                             const char* ground_truth, const char* extra_info_json,
+                                             const char** names, double* values, int capacity);
 typedef int (*verlpp_reward_abi_version_fn)(void);
 
 #ifdef __cplusplus

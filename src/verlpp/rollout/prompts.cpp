@@ -167,6 +167,15 @@ SamplerSettings sampler_settings(const SamplingParams& params) {
 data::Batch response_batch(const data::Batch& prompts, const PackedPrompts& packed,
                            const at::Tensor& tokens, const at::Tensor& mask,
                            const at::Tensor& logprobs, const SamplingParams& params) {
+  // A NaN or infinite weight makes every logit NaN: the sampler's draw is then meaningless, so the
+  // rollout stops here (one check per call) instead of returning garbage tokens.
+  if (logprobs.defined() && logprobs.numel() > 0 &&
+      !at::isfinite(logprobs).logical_or(mask.eq(0)).all().item<bool>()) {
+    throw Error(
+        "rollout: the model's token log-probabilities are NaN or infinite (non-finite weights or "
+        "logits: check the checkpoint, the learning rate and config.json's rms_norm_eps and "
+        "rope_theta)");
+  }
   const at::Device dev = tokens.device();
   const int64_t R = tokens.size(1);
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);

@@ -54,7 +54,8 @@ int64_t response_length(const SamplingParams& params, const PackedPrompts& packe
                         int64_t max_position_embeddings);
 
 // generate_sequences' result (rollout.h) from the responses [B, R] (tokens, response mask,
-// log-probs) on the model's device.
+// log-probs) on the model's device. Throws verlpp::Error when a response token's log-prob is NaN
+// or infinite (a model with non-finite weights).
 data::Batch response_batch(const data::Batch& prompts, const PackedPrompts& packed,
                            const at::Tensor& tokens, const at::Tensor& mask,
                            const at::Tensor& logprobs, const SamplingParams& params);

@@ -40,7 +40,11 @@ at::Tensor inverse_cdf_draw(const at::Tensor& probs, const at::Tensor& uniforms)
   const at::Tensor target = at::minimum(
       (uniforms.to(cdf.device(), at::kDouble).unsqueeze(-1) * total.to(at::kDouble)).to(at::kFloat),
       at::nextafter(total, at::zeros_like(total)));
-  return at::searchsorted(cdf, target, /*out_int32=*/false, /*right=*/true).squeeze(-1);
+  // NaN probabilities (a model with non-finite weights) find no place in the CDF (index V): kept
+  // in range here, reported by response_batch.
+  return at::clamp_max(at::searchsorted(cdf, target, /*out_int32=*/false, /*right=*/true),
+                       cdf.size(-1) - 1)
+      .squeeze(-1);
 }
 
 }  // namespace

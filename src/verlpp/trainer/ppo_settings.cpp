@@ -117,6 +117,8 @@ algo::AdvantageConfig advantage_config(const config::Config& config) {
   out.gamma = config.algorithm.gamma;
   out.lam = config.algorithm.lam;
   out.norm_adv_by_std_in_grpo = config.algorithm.norm_adv_by_std_in_grpo;
+  out.gdpo_reward_keys = config.algorithm.gdpo_reward_keys;
+  out.gdpo_reward_weights = config.algorithm.gdpo_reward_weights;
   return out;
 }
 

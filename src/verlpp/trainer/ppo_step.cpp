@@ -24,6 +24,10 @@
 namespace verlpp::trainer {
 namespace {
 
+// The reward's named values per row (verl's reward_extra_info) travel in the batch under this
+// prefix, double [batch] each: gdpo's per-reward advantages read them.
+const std::string kRewardExtraInfo = "reward_extra_info/";
+
 std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t count) {
   std::vector<std::string> uids;
   for (std::size_t i = 0; i < count; ++i) {
@@ -106,6 +110,10 @@ void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   in.index = algo::group_index_from_uids(uids_of(batch));
   if (batch.has_tensor("values")) in.values = batch.tensor("values").to(at::kCPU);
   in.old_log_probs = batch.tensor("old_log_probs").to(at::kCPU);
+  for (const auto& [key, values] : batch.tensors()) {
+    if (key.starts_with(kRewardExtraInfo))
+      in.reward_values[key.substr(kRewardExtraInfo.size())] = values;
+  }
   if (batch.has_tensor("sum_pi_squared")) {
     in.sum_pi_squared = batch.tensor("sum_pi_squared").to(at::kCPU);
   }
@@ -221,6 +229,9 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
     const BatchRewards rewards =
         compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
     batch.set_tensor("token_level_scores", rewards.token_level_scores);
+    for (const auto& [key, values] : rewards.extra) {
+      batch.set_tensor(kRewardExtraInfo + key, at::tensor(values, at::kDouble));
+    }
   });
   if (ctx.teachers) {
     timer.time("teacher", [&] {

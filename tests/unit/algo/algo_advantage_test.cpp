@@ -166,7 +166,10 @@ TEST(AlgoAdvantage, ZeroLengthResponses) {
 
 TEST(AlgoAdvantage, RegistryListsValidNames) {
   Batch b;
-  AdvantageInputs in{b.rewards, b.mask, b.index, {}, {}};
+  AdvantageInputs in;
+  in.token_level_rewards = b.rewards;
+  in.response_mask = b.mask;
+  in.index = b.index;
   try {
     compute_advantage("grp0", in);
     FAIL() << "no error";
@@ -175,13 +178,39 @@ TEST(AlgoAdvantage, RegistryListsValidNames) {
     EXPECT_NE(what.find("algorithm.adv_estimator"), std::string::npos) << what;
     EXPECT_NE(what.find("grpo, grpo_passk"), std::string::npos) << what;
   }
+  EXPECT_EQ(advantage_estimators().names().size(), 14u);
+}
+
+// gdpo on one prompt's two responses: acc [1, 0], format [0, 1]. Per reward GRPO: mean 0.5,
+// unbiased std sqrt(0.5): A_acc = +-0.5/(0.70711 + 1e-6) = +-0.70711, A_format the opposite.
+// Weights [1, 0.5]: A = [0.35355, -0.35355]; whitened over the batch (mean 0, unbiased variance
+// 0.25): [0.70711, -0.70711]. With equal weights the two cancel: all 0.
+TEST(AlgoAdvantage, GdpoNormalisesEachRewardApart) {
+  AdvantageInputs in;
+  in.token_level_rewards = mat({{0}, {0}});
+  in.response_mask = mat({{1}, {1}});
+  in.index = ids({3, 3});
+  in.reward_values = {{"acc", vec({1, 0})}, {"format", vec({0, 1})}};
+  AdvantageConfig c;
+  c.gdpo_reward_keys = {"acc", "format"};
+  c.gdpo_reward_weights = {1.0, 0.5};
+  const double a = 0.5 / (std::sqrt(0.5) + 1e-6) * 0.5;  // the weighted sum before whitening
+  const double whitened = a / std::sqrt(2 * a * a + 1e-8);
+  testing::expect_near(compute_advantage("gdpo", in, c).advantages, mat({{whitened}, {-whitened}}),
+                       1e-8, "weighted");
+  c.gdpo_reward_weights = {};
+  testing::expect_near(compute_advantage("gdpo", in, c).advantages, mat({{0}, {0}}), 1e-9, "equal");
+  c.gdpo_reward_keys = {"acc", "length"};
   try {
-    compute_advantage("gdpo", in);
+    compute_advantage("gdpo", in, c);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("does not implement"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no value 'length' (it gives: acc, format)"),
+              std::string::npos)
+        << e.what();
   }
-  EXPECT_EQ(advantage_estimators().names().size(), 13u);
+  c.gdpo_reward_keys = {};
+  EXPECT_THROW(compute_advantage("gdpo", in, c), Error);
 }
 
 TEST(AlgoAdvantage, MissingInputsAreErrors) {

@@ -144,7 +144,12 @@ TEST_P(AlgoFixture, AdvantageEstimators) {
     in.sum_pi_squared = input("sum_pi_squared");
     const json& p = c.at("params");
     if (p.value("with_is_weights", false)) in.rollout_is_weights = input("rollout_is_weights");
+    in.reward_values = {{"acc", input("gdpo_acc")}, {"format", input("gdpo_format")}};
     AdvantageConfig config;
+    if (p.contains("gdpo_reward_keys")) {
+      config.gdpo_reward_keys = p.at("gdpo_reward_keys").get<std::vector<std::string>>();
+      config.gdpo_reward_weights = p.at("gdpo_reward_weights").get<std::vector<double>>();
+    }
     config.gamma = p.value("gamma", 1.0);
     config.lam = p.value("lam", 1.0);
     config.norm_adv_by_std_in_grpo = p.value("norm_adv_by_std_in_grpo", true);

@@ -1,5 +1,6 @@
 // Composition of the built-in verl configs, user files with a defaults list, and merging
 // (../shared/reference/verl.md §1.1-§1.13 for the default values).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -206,6 +207,28 @@ TEST_F(UserConfigDir, UserFileValueFeedsInterpolation) {
 TEST_F(UserConfigDir, MalformedUserFileThrows) {
   write("bad.yaml", "defaults:\n  - ppo_trainer\ndata: [1, 2\n");
   EXPECT_THROW(compose_user("bad"), Error);
+}
+
+// A 1 kB "billion laughs" file (10^9 values through aliases) and 300 levels of nesting: each a
+// bounded error naming the file, not hours of work or a stack overflow.
+TEST(ConfigYaml, AliasBombsAndDeepNestingAreBounded) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    bomb += fmt::format(
+        "a{0}: &a{0} [*a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}]\n", i,
+        i - 1);
+  }
+  try {
+    parse_yaml(bomb, "bomb.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bomb.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("expands to more than 1000000 values"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_yaml("a: " + std::string(300, '[') + std::string(300, ']'), "deep.yaml"),
+               Error);
+  EXPECT_NO_THROW(parse_yaml("a: " + std::string(100, '[') + std::string(100, ']'), "ok.yaml"));
 }
 
 TEST(MergeInto, DeleteMarkerRemovesKeyAndMapsMerge) {

@@ -48,6 +48,20 @@ TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
                   .empty());
 }
 
+// The reward section is bound by reward/reward_settings.cpp from the tree; its keys still count as
+// read (a break-test found every custom reward library refused).
+TEST(UnreadKeys, RewardSettingsAreRead) {
+  EXPECT_TRUE(
+      error_keys({"reward.custom_reward_function.path=/tmp/libr.so",
+                  "reward.custom_reward_function.name=score", "reward.reward_manager.name=dapo",
+                  "+reward.reward_kwargs.verl_compat=true",
+                  "+reward.reward_kwargs.overlong_buffer_cfg.enable=true",
+                  "+reward.reward_kwargs.max_resp_len=64"})
+          .empty());
+  EXPECT_EQ(error_keys({"+reward.reward_kwargs.my_knob=1"}),
+            std::vector<std::string>{"reward.reward_kwargs.my_knob"});
+}
+
 TEST(UnreadKeys, AKeyAddedWithPlusThatNothingReadsIsRefused) {
   EXPECT_EQ(error_keys({"+algorithm.my_new_knob=3"}),
             std::vector<std::string>{"algorithm.my_new_knob"});

@@ -417,6 +417,55 @@ TEST(ValidateRolloutCorrection, BypassModeAndTheLossMode) {
   EXPECT_FALSE(has_error(ok.findings, kActor + ".policy_loss.loss_mode")) << describe(ok.findings);
 }
 
+// Sizes and numbers a run cannot use (a break-test found check calling them valid and the run
+// refusing them after loading the model, or naming the wrong key): each an error naming its key.
+TEST(ValidateNumbers, UnusableSizesAndNumbersNameTheirKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"data.train_batch_size", "0"},
+      {"data.max_response_length", "-5"},
+      {"data.max_prompt_length", "0"},
+      {kRollout + ".n", "0"},
+      {"trainer.total_epochs", "-1"},
+      {"trainer.total_training_steps", "-3"},
+      {kActor + ".ppo_epochs", "0"},
+      {kRollout + ".temperature", "-1"},
+      {kActor + ".clip_ratio", "-0.2"},
+      {kActor + ".clip_ratio_high", "1e308"},
+      {kActor + ".entropy_coeff", "nan"},
+      {kActor + ".kl_loss_coef", "-1"},
+      {kActor + ".optim.weight_decay", "nan"},
+      {kActor + ".optim.lr", "1e400"},
+      {kActor + ".optim.lr", "1e300"},
+      {"algorithm.gamma", "nan"},
+      {"algorithm.lam", "inf"},
+      {"algorithm.kl_ctrl.kl_coef", "-1"},
+  };
+  for (const auto& [key, value] : cases) {
+    const Checked c = check(grpo({key + "=" + value}));
+    EXPECT_TRUE(has_error(c.findings, key)) << key << "=" << value << "\n" << describe(c.findings);
+  }
+  const Checked none = check(grpo({"data.train_files=[]"}));
+  EXPECT_TRUE(has_error(none.findings, "data.train_files")) << describe(none.findings);
+  // 1e-400 reads as 0, as Python's float() does (a valid learning rate).
+  const Checked tiny = check(grpo({kActor + ".optim.lr=1e-400"}));
+  EXPECT_FALSE(has_error(tiny.findings, kActor + ".optim.lr")) << describe(tiny.findings);
+  EXPECT_EQ(tiny.config.actor.optim.lr, 0.0);
+}
+
+TEST(ValidateAlgorithm, GdpoNeedsItsRewardKeys) {
+  const Checked none = check(grpo({"algorithm.adv_estimator=gdpo"}));
+  EXPECT_TRUE(has_error(none.findings, "algorithm.gdpo_reward_keys")) << describe(none.findings);
+  const Checked keys =
+      check(grpo({"algorithm.adv_estimator=gdpo", "+algorithm.gdpo_reward_keys=[score,format]"}));
+  EXPECT_FALSE(has_error_under(keys.findings, "algorithm")) << describe(keys.findings);
+  EXPECT_EQ(keys.config.algorithm.gdpo_reward_keys, (std::vector<std::string>{"score", "format"}));
+  const Checked weights =
+      check(grpo({"algorithm.adv_estimator=gdpo", "+algorithm.gdpo_reward_keys=[score,format]",
+                  "+algorithm.gdpo_reward_weights=[1.0]"}));
+  EXPECT_TRUE(has_error(weights.findings, "algorithm.gdpo_reward_weights"))
+      << describe(weights.findings);
+}
+
 TEST(ValidateAlgorithm, OptimalTokenBaselineNeedsSumPiSquared) {
   for (const std::string estimator : {"optimal_token_baseline", "tir_optimal_token_baseline"}) {
     const Checked off = check(grpo({"algorithm.adv_estimator=" + estimator}));

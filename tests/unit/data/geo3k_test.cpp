@@ -62,6 +62,39 @@ TEST(Geo3kPreprocess, RowsAsVerlWritesThem) {
   EXPECT_THROW(preprocess_geo3k(dir.path("nowhere"), dir.path("out3"), false), Error);
 }
 
+// A missing test split is found before anything is written; bytes that are neither PNG nor JPEG
+// are an error naming the row instead of an image file nothing can read.
+TEST(Geo3kPreprocess, BadInputLeavesNothingWritten) {
+  testing::TempDir dir;
+  const std::string row =
+      R"({"problem": "p", "answer": "1", "images": [{"bytes": null, "path": ")" + kImages +
+      R"(rgb_37x23.png"}]})";
+  fs::create_directories(dir.path("only_train"));
+  dir.file("only_train/train.jsonl", row + "\n");
+  try {
+    preprocess_geo3k(dir.path("only_train"), dir.path("out"), false);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no test split"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path("out")));
+  fs::create_directories(dir.path("text"));
+  dir.file("text/not_an_image.png", "hello, not a picture");
+  const std::string text_row =
+      R"({"problem": "p", "answer": "1", "images": [{"bytes": null, "path": ")" +
+      dir.path("text/not_an_image.png") + R"("}]})";
+  dir.file("text/train.jsonl", text_row + "\n");
+  dir.file("text/test.jsonl", text_row + "\n");
+  try {
+    preprocess_geo3k(dir.path("text"), dir.path("out2"), false);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("train.jsonl line 1: image 0 is neither PNG nor JPEG"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Connected regions of non-white pixels (4-neighbour flood fill).
 int regions(const RgbImage& image) {
   std::vector<char> seen(static_cast<std::size_t>(image.width) * image.height, 0);

@@ -68,6 +68,20 @@ TEST(RowImages, TheImageColumn) {
             std::string::npos);
 }
 
+// What a careless row holds: a number where the path goes, URLs (nothing is fetched), file://.
+TEST(RowImages, OddReferencesAreNamed) {
+  EXPECT_NE(error_of([] {
+              image_refs(Row::parse(R"({"images": [{"path": 7}]})"), "images", kOrigin);
+            }).find("got an object whose 'path' is a number"),
+            std::string::npos);
+  for (const std::string url : {"http://x/a.png", "https://x/a.png", "data:image/png;base64,AAA"}) {
+    const std::string e = error_of([&] { read_image_bytes({"", url}, kOrigin, 0); });
+    EXPECT_NE(e.find("line 4: image 0: '" + url + "' is a URL"), std::string::npos) << e;
+  }
+  EXPECT_EQ(read_image_bytes({"", "file://" + kImages + "tiny_a.png"}, kOrigin, 0),
+            read_image_bytes({"", kImages + "tiny_a.png"}, kOrigin, 0));
+}
+
 TEST(RowImages, PadTokensExpandPerImage) {
   EXPECT_EQ(expand_image_pads({1, 9, 2, 9, 3}, 9, {2, 3}, "row"),
             (std::vector<std::int32_t>{1, 9, 9, 2, 9, 9, 9, 3}));

@@ -2,11 +2,14 @@
 // (custom_reward_lib.c).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "verlpp/core/error.h"
 #include "verlpp/reward/dispatch.h"
+#include "verlpp/reward/reward_manager.h"
 
 namespace verlpp::reward {
 namespace {
@@ -54,6 +57,55 @@ TEST(CustomReward, AThrowingLibraryIsAnErrorNamingIt) {
   EXPECT_NE(what.find("no answer parser for this data source"), std::string::npos) << what;
 }
 
+// <name>_named (verl's dict return): every value recorded, "score" as the reward.
+TEST(CustomReward, NamedRewards) {
+  const Scorer scorer(custom(CUSTOM_REWARD_LIB, "two_rewards"));
+  const ScoreResult r = scorer("s", "#### 42", "42", nlohmann::json());
+  EXPECT_EQ(r.score, 0.5);
+  EXPECT_EQ(r.extra,
+            (std::map<std::string, double>{{"score", 0.5}, {"format", 1.0}, {"length", 7.0}}));
+  EXPECT_NE(error_of(Scorer(custom(CUSTOM_REWARD_LIB, "no_score"))).find("gave no \"score\""),
+            std::string::npos);
+  EXPECT_NE(error_of(Scorer(custom(CUSTOM_REWARD_LIB, "fails"))).find("'fails_named'"),
+            std::string::npos);
+}
+
+// verl's reward_extra_info: a scalar score is "acc"; named values keep their names, and every
+// row must give the same ones.
+TEST(CustomReward, NamedRewardsBecomeExtraInfoAlikeForEveryRow) {
+  const auto items = [](std::vector<std::string> responses) {
+    std::vector<RewardItem> out;
+    for (auto& r : responses) {
+      RewardItem item;
+      item.data_source = "s";
+      item.response = r;
+      item.ground_truth = "42";
+      item.valid_response_length = 1;
+      out.push_back(item);
+    }
+    return out;
+  };
+  const RewardOutput named = compute_rewards({}, Scorer(custom(CUSTOM_REWARD_LIB, "two_rewards")),
+                                             items({"42", "#### 7"}), 2);
+  EXPECT_EQ(named.extra.at("format"), (std::vector<double>{0, 1}));
+  EXPECT_EQ(named.extra.at("score"), (std::vector<double>{1, 0}));
+  EXPECT_EQ(named.extra.count("acc"), 0U);
+  const RewardOutput scalar =
+      compute_rewards({}, Scorer(custom(CUSTOM_REWARD_LIB, "exact_match")), items({"42", "7"}), 2);
+  EXPECT_EQ(scalar.extra.at("acc"), (std::vector<double>{1, 0}));
+  const Scorer uneven(custom(CUSTOM_REWARD_LIB, "uneven"));
+  for (const auto& rows :
+       {std::vector<std::string>{"a", "x"}, std::vector<std::string>{"x", "a"}}) {
+    try {
+      compute_rewards({}, uneven, items(rows), 2);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'bonus'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("reward row 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(CustomReward, BadLibrariesAreClearErrors) {
   const auto message = [](const ScorerConfig& config) {
     try {
@@ -63,7 +115,8 @@ TEST(CustomReward, BadLibrariesAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message(custom(CUSTOM_REWARD_LIB, "missing_fn")).find("has no symbol 'missing_fn'"),
+  EXPECT_NE(message(custom(CUSTOM_REWARD_LIB, "missing_fn"))
+                .find("has no symbol 'missing_fn' or 'missing_fn_named'"),
             std::string::npos);
   EXPECT_NE(message(custom("/nonexistent/libx.so", "f")).find("cannot load '/nonexistent/libx.so'"),
             std::string::npos);

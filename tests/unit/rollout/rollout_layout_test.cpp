@@ -3,9 +3,11 @@
 // responses, masks, positions) and the stop rules (eos mid-batch, several eos ids, ignore_eos,
 // max_response_length) follow from that reference by hand.
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -234,6 +236,27 @@ TEST(Rollout, SamplingIsDeterministicForASeed) {
   const at::Tensor a = generate_sequences(m, prompts, p, 3).tensor("responses");
   EXPECT_TRUE(a.equal(generate_sequences(m, prompts, p, 3).tensor("responses")));
   EXPECT_FALSE(a.equal(generate_sequences(m, prompts, p, 4).tensor("responses")));
+}
+
+// A model with a NaN weight (a break-test's checkpoint trained with weight_decay=nan) makes every
+// logit NaN: sampled and greedy rollouts both stop with an error instead of an out-of-range token
+// or garbage.
+TEST(Rollout, NonFiniteWeightsAreAnError) {
+  const model::CausalLM m = testing::load_fp32("llama3");
+  c10::NoGradGuard no_grad;
+  m.named_parameters().front().second.fill_(std::numeric_limits<float>::quiet_NaN());
+  const data::Batch prompts = testing::left_padded(kPrompts, kP, kPad);
+  for (const bool sample : {true, false}) {
+    SamplingParams p;
+    p.max_response_length = 4;
+    p.do_sample = sample;
+    try {
+      generate_sequences(m, prompts, p, 3);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("NaN or infinite"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Sampling is keyed by row: max_num_seqs 3 over 4 rows (two chunks) gives the batch generated at

@@ -162,5 +162,31 @@ TEST(Jinja, RuntimeErrorsNameTheirPosition) {
             "chat template 't' line 1:1: cannot assign attribute on non-namespace object 'x'");
 }
 
+// Hostile templates end in an error naming the template (a break-test crashed verlpp with a macro
+// that calls itself and ran out of memory on range(10**9)): recursion, deep nesting, ranges and
+// repetitions are bounded (limits.h; jinja2's sandbox refuses range() above 100,000 items).
+TEST(Jinja, WorkAndNestingAreBounded) {
+  const auto refused = [](const std::string& source, const std::string& what) {
+    const std::string e = error_of(source);
+    EXPECT_NE(e.find("chat template 't' line"), std::string::npos) << source << ": " << e;
+    EXPECT_NE(e.find(what), std::string::npos) << source << ": " << e;
+  };
+  refused("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", "nested more than 256 levels");
+  refused("{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}",
+          "nested more than 256 levels");
+  refused("{{ " + std::string(300, '[') + std::string(300, ']') + " }}", "nested more than 256 levels");
+  refused("{% for i in range(1000000000) %}x{% endfor %}", "range too big");
+  refused("{{ range(0, 100000000000, 2) | length }}", "range too big");
+  refused("{{ 'x' * 100000000000 }}", "repetition too big");
+  refused("{% set s = 'x' * 60000000 %}{{ s }}{{ s }}", "renders more than 67108864 bytes");
+  EXPECT_EQ(ChatTemplate("{{ range(3) | list | length }}").render(OrderedJson::object()), "3");
+  EXPECT_EQ(ChatTemplate("{{ range(100000) | length }}").render(OrderedJson::object()), "100000");
+  EXPECT_EQ(ChatTemplate("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{% endif %}{{ n }}"
+                         "{% endmacro %}{{ f(20) }}")
+                .render(OrderedJson::object())
+                .size(),
+            32U);
+}
+
 }  // namespace
 }  // namespace verlpp::tokenizer

@@ -1,6 +1,7 @@
 #include "verlpp/trainer/checkpoint_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -169,6 +170,32 @@ TEST_F(CheckpointDirTest, AtomicWriteFailureKeepsOldFile) {
   std::string text;
   in >> text;
   EXPECT_EQ(text, "old");
+}
+
+// A break-test replaced /dev/full, a FIFO and a symbolic link by regular files: a link is
+// written through to its target, and a folder or pipe is refused before anything is written.
+TEST_F(CheckpointDirTest, AtomicWritesGoThroughLinksAndNeverReplaceOtherNodes) {
+  const fs::path target = dir_ / "target.txt";
+  write_file_atomically(target, "old");
+  fs::create_symlink(target, dir_ / "link.txt");
+  write_file_atomically(dir_ / "link.txt", "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.txt"));
+  std::ifstream in(target);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "new");
+  fs::create_directories(dir_ / "folder");
+  ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0600), 0);
+  for (const char* name : {"folder", "pipe"}) {
+    try {
+      write_file_atomically(dir_ / name, "x");
+      ADD_FAILURE() << name << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::is_directory(dir_ / "folder"));
+  EXPECT_TRUE(fs::is_fifo(dir_ / "pipe"));
 }
 
 }  // namespace

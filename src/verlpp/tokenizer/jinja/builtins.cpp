@@ -10,6 +10,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/tokenizer/jinja/interpreter.h"
 #include "verlpp/tokenizer/jinja/lexer.h"
+#include "verlpp/tokenizer/jinja/limits.h"
 #include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer::jinja {
@@ -852,6 +853,13 @@ Value global(const std::string& name) {
         type_error("range expected at least 1 argument");
       }
       if (step == 0) type_error("range() arg 3 must not be zero");
+      const __int128 span =
+          step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
+      const __int128 magnitude = step > 0 ? step : -static_cast<__int128>(step);
+      if (span > 0 && (span + magnitude - 1) / magnitude > kMaxRange) {
+        type_error("range too big: more than " + std::to_string(kMaxRange) +
+                   " items (the limit of jinja2's sandbox)");
+      }
       std::vector<Value> out;
       for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.emplace_back(i);
       return Value::list(std::move(out));
@@ -951,6 +959,11 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   }
   if (op == "*" && (a.is_string() || a.is_list()) && (b.is_int() || b.is_bool())) {
     const std::int64_t n = b.to_int();
+    const std::size_t unit = a.is_string() ? a.as_string().size() : a.as_list().items.size();
+    if (n > 0 && unit > 0 && static_cast<std::uint64_t>(n) > kMaxOutputBytes / unit) {
+      type_error("repetition too big: more than " + std::to_string(kMaxOutputBytes) +
+                 " characters or items");
+    }
     if (a.is_string()) {
       std::string out;
       for (std::int64_t i = 0; i < n; ++i) out += a.as_string();

@@ -1,9 +1,11 @@
 #include "verlpp/tokenizer/jinja/interpreter.h"
 
+#include <string>
 #include <unordered_map>
 
 #include "verlpp/core/error.h"
 #include "verlpp/tokenizer/jinja/builtins.h"
+#include "verlpp/tokenizer/jinja/limits.h"
 
 namespace verlpp::tokenizer::jinja {
 
@@ -25,6 +27,32 @@ class Scope {
 };
 
 namespace {
+
+// One more level of evaluation while it lives (a macro calling itself recurses through eval and
+// exec): too deep is an error naming the template, not a stack overflow.
+class Nested {
+ public:
+  Nested(int& depth, const Interpreter& interpreter, const Position& at) : depth_(depth) {
+    if (++depth_ > kMaxNesting) {
+      --depth_;
+      interpreter.fail(at, "nested more than " + std::to_string(kMaxNesting) +
+                               " levels deep while rendering (a macro calling itself?)");
+    }
+  }
+  ~Nested() { --depth_; }
+  Nested(const Nested&) = delete;
+  Nested& operator=(const Nested&) = delete;
+
+ private:
+  int& depth_;
+};
+
+// The text a render produced so far must stay within kMaxOutputBytes.
+void check_size(const std::string& out, const Interpreter& interpreter, const Position& at) {
+  if (out.size() > kMaxOutputBytes) {
+    interpreter.fail(at, "renders more than " + std::to_string(kMaxOutputBytes) + " bytes");
+  }
+}
 
 // An error that already names its position; other verlpp::Errors get the position of the
 // expression or statement they escape from.
@@ -61,13 +89,16 @@ Interpreter::Flow Interpreter::exec(const Body& body, const std::shared_ptr<Scop
 
 Interpreter::Flow Interpreter::exec(const Stmt& stmt, const std::shared_ptr<Scope>& scope,
                                     std::string& out) {
+  const Nested nested(depth_, *this, stmt.position);
   try {
     switch (stmt.kind) {
       case Stmt::Kind::text:
         out += stmt.text;
+        check_size(out, *this, stmt.position);
         break;
       case Stmt::Kind::output:
         out += eval(*stmt.expr, scope).str();
+        check_size(out, *this, stmt.position);
         break;
       case Stmt::Kind::if_:
         for (std::size_t i = 0; i < stmt.conditions.size(); ++i) {
@@ -270,6 +301,7 @@ Value Interpreter::eval_compare(const Expr& expr, const std::shared_ptr<Scope>& 
 }
 
 Value Interpreter::eval(const Expr& expr, const std::shared_ptr<Scope>& scope) {
+  const Nested nested(depth_, *this, expr.position);
   try {
     switch (expr.kind) {
       case Expr::Kind::literal:

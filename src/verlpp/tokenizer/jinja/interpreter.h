@@ -40,6 +40,7 @@ class Interpreter {
   CallArgs eval_args(const Expr& expr, const std::shared_ptr<Scope>& scope);
 
   const Template& template_;
+  int depth_ = 0;  // nesting of eval and exec (limits.h kMaxNesting)
 };
 
 }  // namespace verlpp::tokenizer::jinja

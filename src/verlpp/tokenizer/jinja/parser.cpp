@@ -1,9 +1,11 @@
 #include "verlpp/tokenizer/jinja/parser.h"
 
 #include <set>
+#include <string>
 
 #include "verlpp/core/error.h"
 #include "verlpp/tokenizer/jinja/builtins.h"
+#include "verlpp/tokenizer/jinja/limits.h"
 
 namespace verlpp::tokenizer::jinja {
 namespace {
@@ -37,6 +39,23 @@ class Parser {
   [[noreturn]] void fail(const Position& at, const std::string& message) const {
     throw Error("chat template '" + name_ + "' line " + at.str() + ": " + message);
   }
+
+  // One more level of nesting while it lives; too many is an error, not a stack overflow.
+  class Nested {
+   public:
+    explicit Nested(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > kMaxNesting) {
+        parser_.fail(parser_.current().position,
+                     "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      }
+    }
+    ~Nested() { --parser_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& parser_;
+  };
 
   std::string describe(const Token& token) const {
     switch (token.type) {
@@ -81,6 +100,7 @@ class Parser {
 
   // Parses statements until a block tag whose keyword is in `ends` (consumed, returned in `end`).
   Body parse_body(const std::set<std::string>& ends, std::string& end) {
+    const Nested nested(*this);
     Body body;
     while (true) {
       const Token& token = current();
@@ -295,6 +315,7 @@ class Parser {
   }
 
   ExprPtr parse_expression(bool with_condexpr) {
+    const Nested nested(*this);
     ExprPtr expr = parse_or();
     while (with_condexpr && is_name("if")) {
       auto cond = make(Expr::Kind::conditional, current().position);
@@ -337,6 +358,7 @@ class Parser {
   }
 
   ExprPtr parse_not() {
+    const Nested nested(*this);
     if (is_name("not")) {
       auto e = make(Expr::Kind::unary, advance().position);
       e->text = "not";
@@ -412,6 +434,7 @@ class Parser {
   }
 
   ExprPtr parse_unary(bool with_filter) {
+    const Nested nested(*this);
     ExprPtr node;
     if (is_op("-") || is_op("+")) {
       const Token& op = advance();
@@ -644,6 +667,7 @@ class Parser {
   std::vector<Token> tokens_;
   std::string name_;
   std::size_t index_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
