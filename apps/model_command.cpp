@@ -2,8 +2,10 @@
 // Hugging Face checkpoint) and `verlpp model export` (a training checkpoint's actor as an HF
 // folder).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -143,6 +145,20 @@ void qwen3_5_fields(const InitOptions& o, const CLI::App& cmd, model::ModelConfi
   c = model::parse_model_config(j, "verlpp model init");
 }
 
+// The weights must fit this machine's memory (a break-test asked for 262 GB and got a LibTorch
+// backtrace).
+void require_memory_for(const model::ModelConfig& c, at::ScalarType dtype) {
+  const double bytes =
+      static_cast<double>(c.num_parameters()) * static_cast<double>(c10::elementSize(dtype));
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory > 0 && bytes > memory) {
+    throw Error(fmt::format(
+        "verlpp model init: {} parameters need {:.1f} GB in {}, more than this machine's {:.1f} GB",
+        c.num_parameters(), bytes / 1e9, dtype_name(dtype), memory / 1e9));
+  }
+}
+
 int run_init(InitOptions o, const CLI::App& cmd) {
   model::ModelConfig c = o.config;
   if (!o.preset.empty()) {
@@ -195,7 +211,13 @@ int run_init(InitOptions o, const CLI::App& cmd) {
   }
   if (o.vision.depth < 0) throw Error("--vision-depth must be >= 0");
   if (o.vision.depth > 0) vision_fields(o, c);
+  // The rules a config.json gets (positive sizes, eps and rope base, sizes a model can have).
+  c = model::parse_model_config(model::model_config_to_json(c), "verlpp model init");
+  if (!std::isfinite(o.initializer_range) || o.initializer_range <= 0) {
+    throw Error("--initializer-range must be a finite number > 0");
+  }
   const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
+  require_memory_for(c, dtype);
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);
   lm.save_pretrained(o.output, dtype, o.max_shard_bytes);
   if (!o.tokenizer.empty()) trainer::copy_tokenizer_files(o.tokenizer, o.output);

@@ -119,6 +119,10 @@ run "$VERLPP" check
 expect_rc 1 "unset required key"
 expect_lines 1 "unset required key"
 expect_has "actor_rollout_ref.rollout.name: required value is not set" "unset required key"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vlm
+expect_rc 1 "unknown rollout name"
+expect_has "actor_rollout_ref.rollout.name" "unknown rollout name"
+expect_has "vlm" "unknown rollout name"
 run "$VERLPP" check --config-path /nonexistent --config-name my_run
 expect_rc 1 "missing config file"
 expect_lines 1 "missing config file"

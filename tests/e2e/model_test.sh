@@ -44,4 +44,23 @@ out=$("$VERLPP" model init --preset qwen9 --output "$work/x" 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "unknown preset (known: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b, qwen3.5-2b, qwen3.5-35b-a3b)" <<<"$out"; then
   fail "unknown preset (exit $rc): $out"
 fi
+# Sizes and numbers no model can have: one-line errors naming the option or field, nothing written
+# (a break-test got LibTorch backtraces or unusable models).
+tiny=(model init --arch qwen3 --num-attention-heads 2 --vocab-size 64 --output "$work/bad")
+bad_init() {  # bad_init "expected text" options...
+  local want=$1
+  shift
+  out=$("$VERLPP" "${tiny[@]}" "$@" 2>&1); rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qF -- "$want" <<<"$out" || grep -q "frame #" <<<"$out"; then
+    fail "model init $* (exit $rc): $out"
+  fi
+}
+small=(--intermediate-size 64 --num-hidden-layers 2)
+bad_init "'hidden_size' must be a positive integer, got -16" "${small[@]}" --hidden-size -16
+bad_init "'hidden_size' must be a positive integer, got 0" "${small[@]}" --hidden-size 0
+bad_init "'rms_norm_eps' must be a finite number > 0, got -1" "${small[@]}" --hidden-size 32 --rms-norm-eps -1
+bad_init "'rope_theta' must be a finite number > 0, got 0" "${small[@]}" --hidden-size 32 --rope-theta 0
+bad_init "--initializer-range must be a finite number > 0" "${small[@]}" --hidden-size 32 --initializer-range nan
+bad_init "more than this machine's" --hidden-size 16384 --intermediate-size 1048576 --num-hidden-layers 4096
+[ -e "$work/bad" ] && fail "a refused model init wrote $work/bad"
 exit $((failures > 0))

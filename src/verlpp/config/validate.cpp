@@ -283,8 +283,11 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
   }
 }
 
+constexpr std::array kRolloutNames = {"vllm", "sglang", "trtllm", "hf"};
+
 void check_rollout(const Config& c, Findings& out) {
   const RolloutConfig& r = c.rollout;
+  check_name(kRollout + ".name", r.name, kRolloutNames, out);
   if (r.mode == "sync") {
     add_error(out, kRollout + ".mode", "the sync rollout mode was removed from verl",
               kRollout + ".mode=async");

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -37,6 +38,16 @@ double get_double(const json& j, const std::string& key, const std::string& sour
     throw Error(source + ": '" + key + "' must be a number, got " + j[key].dump());
   }
   return j[key].get<double>();
+}
+
+// A finite number > 0 (epsilons, rope bases).
+double get_positive_double(const json& j, const std::string& key, const std::string& source,
+                           double fallback) {
+  const double value = get_double(j, key, source, fallback);
+  if (!std::isfinite(value) || value <= 0.0) {
+    throw Error(fmt::format("{}: '{}' must be a finite number > 0, got {}", source, key, value));
+  }
+  return value;
 }
 
 bool get_bool(const json& j, const std::string& key, const std::string& source, bool fallback) {
@@ -151,7 +162,7 @@ void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
     scaling = j["rope_parameters"];
     c.rope_theta = get_double(scaling, "rope_theta", source + ": rope_parameters", c.rope_theta);
   }
-  c.rope_theta = get_double(j, "rope_theta", source, c.rope_theta);
+  c.rope_theta = get_positive_double(j, "rope_theta", source, c.rope_theta);
   if (c.is_qwen3_5()) parse_partial_rope(j, source, c);
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) scaling = j["rope_scaling"];
   if (scaling.is_null()) return;
@@ -349,7 +360,20 @@ void parse_common(const json& j, const std::string& source, ModelConfig& c) {
   if (c.is_qwen3_5()) default_head_dim = 256;
   c.head_dim = get_int(j, "head_dim", source, default_head_dim);
   c.max_position_embeddings = get_int(j, "max_position_embeddings", source, 32768);
-  c.rms_norm_eps = get_double(j, "rms_norm_eps", source, 1e-6);
+  c.rms_norm_eps = get_positive_double(j, "rms_norm_eps", source, 1e-6);
+  // Sizes far beyond any model (a config.json of 10^12 layers asked for terabytes).
+  for (const auto& [key, value, most] :
+       {std::tuple{"vocab_size", c.vocab_size, int64_t{1} << 26},
+        std::tuple{"hidden_size", c.hidden_size, int64_t{1} << 20},
+        std::tuple{"intermediate_size", c.intermediate_size, int64_t{1} << 22},
+        std::tuple{"num_hidden_layers", c.num_hidden_layers, int64_t{1} << 14},
+        std::tuple{"num_attention_heads", c.num_attention_heads, int64_t{1} << 12},
+        std::tuple{"head_dim", c.head_dim, int64_t{1} << 14}}) {
+    if (value > most) {
+      throw Error(fmt::format("{}: '{}' {} is beyond any model verlpp can hold (at most {})",
+                              source, key, value, most));
+    }
+  }
   if (c.num_attention_heads % c.num_key_value_heads != 0) {
     throw Error(
         fmt::format("{}: num_attention_heads {} is not a multiple of num_key_value_heads {}",
