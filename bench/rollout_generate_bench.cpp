@@ -24,10 +24,18 @@
 // once: static batches run the rows in chunks of N, each waiting for its longest row; the engine
 // admits a waiting row whenever one finishes). One warm-up call on 8 prompts first. Prints a JSON
 // line with output tokens/s (responses only, prefill time included), the prefill time (a call with
-// one response token), the mean decode step and peak CUDA memory allocated; then, when a baseline
+// one response token), the mean decode step, the decode steps' memory-bandwidth use (decode_mbu,
+// below) and peak CUDA memory allocated; then, when a baseline
 // is given, a JSON line with the ratio to its tokens/s and, when the baseline reports one, both
 // MFUs: the baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this
 // run's on the same work (the baseline's times the speedup).
+//
+// decode_mbu = bytes the decode steps must read / decode time / 4.8e12 B/s (the H200's HBM3e
+// bandwidth), decode time = wall time - prefill time: per step the weights once (every
+// parameter, all experts of a MoE model, the tied embedding once) plus, per live row, every
+// attention layer's keys and values of its context (prompt + tokens so far) and every
+// linear-attention layer's fp32 recurrent state and conv window. Rows are taken at the mean
+// prompt length.
 #ifdef VERLPP_PROFILE
 #include <torch/cuda.h>
 
@@ -212,6 +220,50 @@ int64_t quantile(std::vector<int64_t> values, double q) {
   return values[std::min(i, values.size() - 1)];
 }
 
+constexpr double kHbmBytesPerSecond = 4.8e12;
+
+// What one decode step of one row reads from its layers' state besides the weights: per
+// context token (keys and values of every attention layer) and per row (the linear-attention
+// layers' recurrent state and conv window).
+struct StateBytes {
+  double per_context_token = 0.0;
+  double per_row = 0.0;
+};
+
+StateBytes state_bytes(const verlpp::model::ModelConfig& c, at::ScalarType dtype) {
+  const auto element = static_cast<double>(c10::elementSize(dtype));
+  StateBytes b;
+  for (int64_t layer = 0; layer < c.num_hidden_layers; ++layer) {
+    if (c.is_linear_attention_layer(layer)) {
+      const verlpp::model::LinearAttentionConfig& l = c.linear_attention;
+      b.per_row += 4.0 * static_cast<double>(l.value_dim() * l.key_head_dim);
+      b.per_row += element * static_cast<double>(l.conv_dim() * (l.conv_kernel_dim - 1));
+    } else {
+      b.per_context_token +=
+          2.0 * element * static_cast<double>(c.num_key_value_heads * c.head_dim);
+    }
+  }
+  return b;
+}
+
+// Bytes the decode steps after the first sampled token read (decode_mbu above): a row with L
+// response tokens runs decode steps 2..L, step s over a context of prompt + s tokens.
+double decode_bytes(const verlpp::model::ModelConfig& c, at::ScalarType dtype,
+                    double mean_prompt_length, const std::vector<int64_t>& lengths, int64_t steps) {
+  const StateBytes state = state_bytes(c, dtype);
+  double bytes = static_cast<double>(c.num_parameters()) *
+                 static_cast<double>(c10::elementSize(dtype)) *
+                 static_cast<double>(std::max<int64_t>(steps - 1, 0));
+  for (const int64_t length : lengths) {
+    const auto l = static_cast<double>(length);
+    const double decode_steps = std::max(l - 1.0, 0.0);
+    const double context_tokens = decode_steps * mean_prompt_length + (l * (l + 1) / 2 - 1.0);
+    bytes += state.per_context_token * (length > 1 ? context_tokens : 0.0) +
+             state.per_row * decode_steps;
+  }
+  return bytes;
+}
+
 int run(const Options& o) {
   if (!verlpp::cuda_available()) throw verlpp::Error("this benchmark needs a CUDA device");
   const at::Device cuda(at::kCUDA, 0);
@@ -257,6 +309,9 @@ int run(const Options& o) {
   const int64_t tokens = timed.tokens;
   const int64_t prompt_tokens = prompts.tensor("attention_mask").sum().item<int64_t>();
   const int64_t steps = quantile(timed.lengths, 1.0);  // decode steps: the longest response
+  const double mean_prompt = static_cast<double>(prompt_tokens) / double(prompts.size());
+  const double bytes = decode_bytes(config, dtype, mean_prompt, timed.lengths, steps);
+  const double decode_seconds = seconds - prefill_seconds;
   nlohmann::json result = {
       {"impl", "verlpp"},
       {"preset", o.preset},
@@ -265,7 +320,7 @@ int run(const Options& o) {
       {"prefix_caching", o.prefix_caching},
       {"prompt_length", o.prompts_file.empty() ? o.prompt_length : -1},
       {"prompts_file", o.prompts_file},
-      {"mean_prompt_length", static_cast<double>(prompt_tokens) / double(prompts.size())},
+      {"mean_prompt_length", mean_prompt},
       {"engine", !o.static_batches},
       {"max_num_seqs", o.max_num_seqs},
       {"eos_tokens", o.eos_tokens},
@@ -279,8 +334,9 @@ int run(const Options& o) {
       {"seconds", seconds},
       {"tokens_per_s", static_cast<double>(tokens) / seconds},
       {"prefill_seconds", prefill_seconds},
-      {"decode_ms_per_step",
-       1e3 * (seconds - prefill_seconds) / double(std::max<int64_t>(steps - 1, 1))},
+      {"decode_ms_per_step", 1e3 * decode_seconds / double(std::max<int64_t>(steps - 1, 1))},
+      {"decode_gb_per_step", bytes / 1e9 / double(std::max<int64_t>(steps - 1, 1))},
+      {"decode_mbu", bytes / decode_seconds / kHbmBytesPerSecond},
       {"peak_memory_gib", peak_memory_gib()}};
   std::cout << result.dump() << std::endl;
   if (!o.baseline.empty()) {

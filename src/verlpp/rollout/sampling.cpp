@@ -7,6 +7,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
+#include "verlpp/kernels/token_sampler.h"
 
 namespace verlpp::rollout {
 
@@ -88,6 +89,15 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
                             const at::Tensor& uniforms) {
   check(settings);
+  const bool truncated =
+      (settings.top_k > 0 && settings.top_k < logits.size(-1)) || settings.top_p < 1.0;
+  if (!settings.greedy && !truncated) {
+    const at::Tensor u = uniforms.to(logits.device(), at::kDouble).contiguous();
+    if (kernels::can_sample_tokens(logits, u)) {
+      kernels::KernelSample drawn = kernels::sample_tokens(logits, settings.temperature, u);
+      return {drawn.tokens, drawn.logprobs};
+    }
+  }
   const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
   const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
   at::Tensor tokens;

@@ -31,13 +31,12 @@ at::Tensor gated_attention(const GatedAttentionWeights& w, const ModelConfig& c,
   const int64_t H = c.num_attention_heads, d = c.head_dim;
   const at::Tensor query_gate = w.q_proj(h).view({T, H, 2 * d});
   const at::Tensor gate = query_gate.narrow(-1, d, d).reshape({T, H * d});
-  at::Tensor q = zero_centered_rms_norm(query_gate.narrow(-1, 0, d), w.q_norm, c.rms_norm_eps);
-  at::Tensor k = zero_centered_rms_norm(w.k_proj(h).view({T, c.num_key_value_heads, d}), w.k_norm,
-                                        c.rms_norm_eps);
+  const at::Tensor q =
+      zero_centered_rms_norm(query_gate.narrow(-1, 0, d), w.q_norm, c.rms_norm_eps);
+  const at::Tensor k = zero_centered_rms_norm(w.k_proj(h).view({T, c.num_key_value_heads, d}),
+                                              w.k_norm, c.rms_norm_eps);
   const at::Tensor v = w.v_proj(h).view({T, c.num_key_value_heads, d});
-  q = apply_rope(q, ctx.rope);
-  k = apply_rope(k, ctx.rope);
-  const at::Tensor a = attend(q, k, v, ctx, layer).reshape({T, H * d});
+  const at::Tensor a = rope_and_attend(q, k, v, ctx, layer).reshape({T, H * d});
   return w.o_proj(a * at::sigmoid(gate));
 }
 

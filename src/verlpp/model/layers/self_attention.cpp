@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "verlpp/kernels/rope_cache_write.h"
 #include "verlpp/model/layers/rms_norm.h"
 #include "verlpp/model/weight_table.h"
 
@@ -51,6 +52,21 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   return causal_attention(q, k, v, ctx.layout, ctx.scale);
 }
 
+at::Tensor rope_and_attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                           const LayerContext& ctx, int64_t layer) {
+  if (ctx.state != nullptr && ctx.decode != nullptr) {
+    KVCacheView& cache = ctx.state->layers.at(static_cast<size_t>(layer));
+    const RopeTables& rope = ctx.rope;
+    if (kernels::can_rope_cache_write(q, k, v, rope.cos, rope.sin_signed, ctx.cache_rows,
+                                      cache.keys, cache.values)) {
+      const at::Tensor q_rotated = kernels::rope_cache_write(
+          q, k, v, rope.cos, rope.sin_signed, ctx.cache_rows, cache.keys, cache.values);
+      return decode_attention(q_rotated, cache, ctx.state->capacity, *ctx.decode, ctx.scale);
+    }
+  }
+  return attend(apply_rope(q, ctx.rope), apply_rope(k, ctx.rope), v, ctx, layer);
+}
+
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const at::Tensor& h,
                           const LayerContext& ctx, int64_t layer) {
   const int64_t T = h.size(0);
@@ -61,9 +77,7 @@ at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const
     q = rms_norm(q, w.q_norm, c.rms_norm_eps);
     k = rms_norm(k, w.k_norm, c.rms_norm_eps);
   }
-  q = apply_rope(q, ctx.rope);
-  k = apply_rope(k, ctx.rope);
-  const at::Tensor a = attend(q, k, v, ctx, layer);
+  const at::Tensor a = rope_and_attend(q, k, v, ctx, layer);
   return w.o_proj(a.reshape({T, c.num_attention_heads * c.head_dim}));
 }
 

@@ -33,6 +33,12 @@ void declare_self_attention(WeightTable& table, const std::string& prefix, int64
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   const LayerContext& ctx, int64_t layer);
 
+// attend over q and k after their rotary embedding (ctx.rope). In a decode step on CUDA the
+// embedding and the cache write run as one kernel (kernels/rope_cache_write.h, bit-identical to
+// apply_rope and index_copy_).
+at::Tensor rope_and_attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                           const LayerContext& ctx, int64_t layer);
+
 // h [T, hidden] (the input_layernorm output) -> [T, hidden]. With ctx.state, stores the tokens'
 // keys/values of layer `layer` at ctx.cache_rows; with ctx.decode, attends over the cache.
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& config, const at::Tensor& h,
