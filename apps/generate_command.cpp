@@ -209,6 +209,7 @@ void write_id_rows(const data::Batch& out, int64_t first_index, int64_t n, std::
 // for --data).
 std::vector<model::ScoreRequest> input_prompts(const GenerateOptions& o, int64_t vocab_size) {
   auto prompts = model::read_score_requests(o.input, vocab_size, /*responses=*/false);
+  if (prompts.empty()) throw Error("--input " + o.input + ": no prompts (the file is empty)");
   if (o.max_samples > 0 && static_cast<size_t>(o.max_samples) < prompts.size()) {
     prompts.resize(static_cast<size_t>(o.max_samples));
   }

@@ -48,9 +48,16 @@ int run_score(const ScoreOptions& o) {
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
-  const auto requests = model::read_score_requests(o.input, lm.config().vocab_size);
+  const auto requests = model::read_score_requests(o.input, lm.config().vocab_size, true,
+                                                   lm.config().max_position_embeddings);
   const auto results = model::score(lm, requests, o.temperature, o.max_batch_tokens);
-  for (const auto& r : results) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (!std::isfinite(r.sum)) {
+      throw Error(fmt::format(
+          "{}: row {}: a log-prob is not a finite number (NaN or inf weights in the model?)",
+          o.input, i + 1));
+    }
     std::cout << nlohmann::json{{"logprobs", r.logprobs}, {"sum", r.sum}}.dump() << "\n";
   }
   return 0;

@@ -123,6 +123,9 @@ run "$VERLPP" check actor_rollout_ref.rollout.name=vlm
 expect_rc 1 "unknown rollout name"
 expect_has "actor_rollout_ref.rollout.name" "unknown rollout name"
 expect_has "vlm" "unknown rollout name"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm reward.reward_manager.name=bogus
+expect_rc 1 "unknown reward manager"
+expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo" "unknown reward manager"
 run "$VERLPP" check --config-path /nonexistent --config-name my_run
 expect_rc 1 "missing config file"
 expect_lines 1 "missing config file"

@@ -24,7 +24,7 @@ PY
   fi
 done
 out=$("$VERLPP" data gsm8k --input "$OUT/missing" --output "$OUT/x" 2>&1); rc=$?
-if [ "$rc" -ne 1 ] || ! grep -qF "$OUT/missing/train.jsonl: cannot open data file" <<<"$out"; then
+if [ "$rc" -ne 1 ] || ! grep -qF "$OUT/missing/train.jsonl: data file: no such file" <<<"$out"; then
   echo "FAIL: missing input (exit $rc): $out"; failures=$((failures + 1))
 fi
 exit $((failures > 0))

@@ -112,6 +112,14 @@ out=$(gen --input "$work/two.jsonl" --max-prompt-length 2 --response-length 2 2>
   fail "--input longer than --max-prompt-length (exit $rc): $out"
 out=$(gen --input "$work/two.jsonl" --max-samples 1 --response-length 2 2>/dev/null); rc=$?
 [ "$rc" -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] || fail "--input --max-samples 1 (exit $rc): $out"
+# An empty --input and a device in its place: one-line errors, not an empty run or an endless read.
+: > "$work/empty.jsonl"
+out=$(gen --input "$work/empty.jsonl" --response-length 2 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "empty.jsonl: no prompts (the file is empty)" <<<"$out" || fail "empty --input (exit $rc): $out"
+ln -sf /dev/zero "$work/zero.jsonl"
+out=$(gen --input "$work/zero.jsonl" --response-length 2 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "zero.jsonl: --input is not a regular file (a device, pipe or socket)" <<<"$out" ||
+  fail "--input /dev/zero (exit $rc): $out"
 # A run that fails part-way (data row 2 is longer than --max-prompt-length; batches of one row)
 # leaves an existing --output as it was, and no temporary file.
 long=$(printf 'seven %.0s' $(seq 1 80))

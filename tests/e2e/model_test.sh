@@ -35,6 +35,16 @@ out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/bad.jsonl" --dev
 if [ "$rc" -ne 1 ] || ! grep -qF "bad.jsonl:2: 'response_ids' holds id 50 outside the vocabulary [0, 50)" <<<"$out"; then
   fail "out-of-vocabulary id (exit $rc): $out"
 fi
+# A row longer than the model's positions is refused before anything runs (a break-test's row of
+# millions of ids was killed for memory).
+"$VERLPP" model init --arch qwen3 --hidden-size 32 --intermediate-size 64 --num-hidden-layers 1 \
+  --num-attention-heads 4 --num-key-value-heads 2 --vocab-size 50 --max-position-embeddings 8 \
+  --output "$work/short" > /dev/null 2>&1 || fail "model init --max-position-embeddings 8"
+printf '%s\n' '{"prompt_ids": [1, 2, 3, 4], "response_ids": [5, 6, 7, 8, 9]}' > "$work/long.jsonl"
+out=$("$VERLPP" model score --model "$work/short" --input "$work/long.jsonl" --device cpu 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "long.jsonl:1: 9 ids, more than the model's max_position_embeddings 8" <<<"$out"; then
+  fail "row longer than max_position_embeddings (exit $rc): $out"
+fi
 rm "$work/ckpt/model.safetensors"
 out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "neither model.safetensors nor model.safetensors.index.json found" <<<"$out"; then

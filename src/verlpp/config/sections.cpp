@@ -411,6 +411,7 @@ Config bind_config(const Node& root, KeyReads* reads) {
   c.algorithm = bind_algorithm(top.child("algorithm"));
   c.reward_model = bind_reward_model(top.child("reward").child("reward_model"));
   mark_reward_settings(top.child("reward"));
+  c.reward_manager = top.child("reward").child("reward_manager").string("name");
   c.distillation = bind_distillation(top.child("distillation"));
   c.trainer = bind_trainer(top.child("trainer"));
   c.trainer.hybrid_engine = arr.boolean("hybrid_engine");

@@ -256,6 +256,7 @@ struct Config {
   CriticConfig critic;
   AlgorithmConfig algorithm;
   RewardModelPoolConfig reward_model;
+  std::string reward_manager;  // reward.reward_manager.name
   DistillationConfig distillation;
   TrainerConfig trainer;
   // actor_rollout_ref.nccl_timeout: seconds a collective may wait for the other ranks.

@@ -284,6 +284,8 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
 }
 
 constexpr std::array kRolloutNames = {"vllm", "sglang", "trtllm", "hf"};
+// The reward managers reward/reward_manager.h implements (verl's naive and dapo).
+constexpr std::array kRewardManagers = {"naive", "dapo"};
 
 void check_rollout(const Config& c, Findings& out) {
   const RolloutConfig& r = c.rollout;
@@ -520,6 +522,7 @@ void check_trainer(const Config& c, Findings& out) {
     add_notice(out, "data.val_batch_size", "deprecated: the validation set is sent as one batch",
                "data.val_batch_size=null");
   }
+  check_name("reward.reward_manager.name", c.reward_manager, kRewardManagers, out);
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
     add_error(out, "reward.reward_model.n_gpus_per_node",

@@ -8,6 +8,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/data/parquet_io.h"
 
 namespace verlpp::data {
@@ -78,6 +79,7 @@ RowFile read_parquet_rows(const std::string& path) {
 }  // namespace
 
 RowFile read_rows(const std::string& path) {
+  require_regular_file(path, "data file");
   RowFile out;
   if (path.ends_with(".parquet")) {
     out = read_parquet_rows(path);

@@ -3,10 +3,12 @@
 #include <ATen/ATen.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -52,12 +54,15 @@ TensorInfo parse_entry(const nlohmann::json& entry, const std::string& where, ui
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": malformed entry (" + e.what() + ")");
   }
-  uint64_t numel = 1;
+  const bool empty = std::find(info.shape.begin(), info.shape.end(), 0) != info.shape.end();
+  uint64_t bytes = empty ? 0 : at::elementSize(info.dtype);
   for (int64_t d : info.shape) {
     if (d < 0) throw Error(where + ": negative dimension in shape");
-    numel *= static_cast<uint64_t>(d);
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
+      throw Error(fmt::format("{}: shape [{}] needs more than 2^64 bytes", where,
+                              fmt::join(info.shape, ", ")));
+    }
   }
-  const uint64_t bytes = numel * at::elementSize(info.dtype);
   if (info.end < info.begin || info.end - info.begin != bytes) {
     throw Error(fmt::format("{}: data_offsets [{}, {}] hold {} bytes but the shape needs {}", where,
                             info.begin, info.end, info.end - info.begin, bytes));

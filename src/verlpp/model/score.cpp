@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/model/logprob.h"
 
 namespace verlpp::model {
@@ -36,7 +37,8 @@ std::vector<int64_t> ids_field(const nlohmann::json& row, const char* key, const
 }  // namespace
 
 std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t vocab_size,
-                                              bool responses) {
+                                              bool responses, int64_t max_tokens) {
+  require_regular_file(path, "--input");
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open");
   std::vector<ScoreRequest> out;
@@ -55,6 +57,11 @@ std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t v
     r.prompt_ids = ids_field(row, "prompt_ids", where, vocab_size);
     if (responses) r.response_ids = ids_field(row, "response_ids", where, vocab_size);
     if (r.prompt_ids.empty()) throw Error(where + ": 'prompt_ids' must not be empty");
+    const auto tokens = static_cast<int64_t>(r.prompt_ids.size() + r.response_ids.size());
+    if (max_tokens > 0 && tokens > max_tokens) {
+      throw Error(fmt::format("{}: {} ids, more than the model's max_position_embeddings {}", where,
+                              tokens, max_tokens));
+    }
     out.push_back(std::move(r));
   }
   return out;

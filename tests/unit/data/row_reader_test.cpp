@@ -79,10 +79,23 @@ TEST(RowReader, EmptyFile) {
 
 TEST(RowReader, MissingFileAndUnknownType) {
   EXPECT_EQ(error_of("/nonexistent/train.jsonl"),
-            "/nonexistent/train.jsonl: cannot open data file");
+            "/nonexistent/train.jsonl: data file: no such file");
   TempDir dir;
   const std::string csv = dir.file("t.csv", "a,b\n");
   EXPECT_NE(error_of(csv).find("unknown data file type"), std::string::npos);
+}
+
+// A break-test found a folder named x.jsonl read as "empty" and a link to /dev/zero read forever.
+TEST(RowReader, FoldersAndDevicesAreNotDataFiles) {
+  TempDir dir;
+  const std::string folder = dir.file("x.jsonl", "");
+  std::filesystem::remove(folder);
+  std::filesystem::create_directory(folder);
+  EXPECT_EQ(error_of(folder), folder + ": data file is a folder, not a file");
+  const std::string zero = dir.file("zero.jsonl", "");
+  std::filesystem::remove(zero);
+  std::filesystem::create_symlink("/dev/zero", zero);
+  EXPECT_EQ(error_of(zero), zero + ": data file is not a regular file (a device, pipe or socket)");
 }
 
 TEST(RowReader, ParquetWithoutSupportSaysHowToGetIt) {

@@ -110,6 +110,13 @@ TEST(Safetensors, RejectsMalformedFiles) {
               SafetensorsFile((dir / "size.safetensors").string());
             }).find("tensor 'w': data_offsets [0, 8] hold 8 bytes but the shape needs 12"),
             std::string::npos);
+  // 2^32 x 2^32 x 4 bytes wraps 2^64 to 0: refused as too large (the break-test read "needs 0").
+  write_raw(dir / "wrap.safetensors",
+            R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", "");
+  EXPECT_NE(expect_error([&] {
+              SafetensorsFile((dir / "wrap.safetensors").string());
+            }).find("tensor 'w': shape [4294967296, 4294967296] needs more than 2^64 bytes"),
+            std::string::npos);
   write_raw(dir / "dtype.safetensors", R"({"w":{"dtype":"F8","shape":[1],"data_offsets":[0,1]}})",
             "x");
   EXPECT_NE(expect_error([&] {

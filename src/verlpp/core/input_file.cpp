@@ -1,0 +1,27 @@
+#include "verlpp/core/input_file.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "verlpp/core/error.h"
+
+namespace verlpp {
+
+void require_regular_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    throw Error(fmt::format("{}: {}: no such file", path, what));
+  }
+  if (ec) throw Error(fmt::format("{}: {}: {}", path, what, ec.message()));
+  if (std::filesystem::is_directory(status)) {
+    throw Error(fmt::format("{}: {} is a folder, not a file", path, what));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw Error(fmt::format("{}: {} is not a regular file (a device, pipe or socket)", path, what));
+  }
+}
+
+}  // namespace verlpp

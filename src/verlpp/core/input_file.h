@@ -1,0 +1,15 @@
+// The check every reader of a user-named input file makes first, so that a folder, a device
+// (/dev/zero, which never ends), a pipe or a missing file gets a one-line error naming the path
+// instead of "empty", an endless read or a stream error.
+#pragma once
+
+#include <string>
+
+namespace verlpp {
+
+// Throws verlpp::Error "PATH: WHAT ..." unless `path` names a regular file (links followed):
+// "no such file", "is a folder, not a file", "is not a regular file (a device, pipe or socket)",
+// or the file system's own error text.
+void require_regular_file(const std::string& path, const std::string& what);
+
+}  // namespace verlpp
