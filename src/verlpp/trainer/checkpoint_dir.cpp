@@ -70,6 +70,22 @@ ResumePoint resume_point(const fs::path& folder, const std::string& what) {
   return {folder, *step};
 }
 
+// Auto-resume without a tracker file: verl starts over (and its next save replaces the
+// global_step_N already there); verlpp resumes from the newest global_step_N folder, which it
+// only ever creates complete (a rename of a finished staging folder), so that no checkpoint is
+// lost to a deleted or never-written tracker.
+std::optional<ResumePoint> newest_checkpoint(const fs::path& dir) {
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return std::nullopt;
+  const auto found = list_checkpoints(dir);
+  if (found.empty()) return std::nullopt;
+  const auto& [step, folder] = found.back();
+  log_warning("checkpoint: " + (dir / kTrackerFile).string() + " is missing; resuming from " +
+              folder.string() + ", the newest checkpoint there (trainer.resume_mode=disable " +
+              "starts over)");
+  return ResumePoint{folder, step};
+}
+
 }  // namespace
 
 std::optional<std::int64_t> step_of_checkpoint(const fs::path& folder) {
@@ -97,7 +113,7 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
   if (resume_mode == "disable") return std::nullopt;
   if (resume_mode == "auto") {
     const auto step = read_latest_iteration(default_local_dir);
-    if (!step) return std::nullopt;
+    if (!step) return newest_checkpoint(default_local_dir);
     return resume_point(default_local_dir / (std::string(kPrefix) + std::to_string(*step)),
                         default_local_dir.string() + "/" + kTrackerFile);
   }

@@ -36,9 +36,10 @@ struct ResumePoint {
 };
 
 // verl's resume rules: "disable" → nullopt; "auto" → the tracker's checkpoint in
-// default_local_dir, nullopt when there is no tracker; "resume_path" → resume_from_path, which must
-// name a global_step_N folder. Throws verlpp::Error naming trainer.resume_mode for another mode,
-// and naming the folder when it is missing or misnamed.
+// default_local_dir; without a tracker the newest global_step_N folder there (verl: none, and its
+// saves then replace them), nullopt when there is none; "resume_path" → resume_from_path, which
+// must name a global_step_N folder. Throws verlpp::Error naming trainer.resume_mode for another
+// mode, and naming the folder when it is missing or misnamed.
 std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
                                           const std::filesystem::path& default_local_dir,
                                           const std::optional<std::string>& resume_from_path);

@@ -118,6 +118,19 @@ TEST_F(CheckpointDirTest, ResumeModes) {
   EXPECT_EQ(explicit_path->global_step, 3);
 }
 
+// A break-test deleted the tracker: the next run started over and replaced global_step_N.
+TEST_F(CheckpointDirTest, AutoResumeWithoutTrackerTakesTheNewestCheckpoint) {
+  save(2, std::nullopt);
+  save(10, std::nullopt);
+  fs::create_directories(dir_ / "global_step_x");  // not a step: ignored
+  fs::remove(dir_ / kTrackerFile);
+  const auto point = resolve_resume("auto", dir_, std::nullopt);
+  ASSERT_TRUE(point);
+  EXPECT_EQ(point->global_step, 10);
+  EXPECT_EQ(point->folder, dir_ / "global_step_10");
+  EXPECT_EQ(resolve_resume("auto", dir_ / "absent", std::nullopt), std::nullopt);
+}
+
 TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
   auto message_of = [](auto&& call) {
     try {
