@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "config_options.h"
+#include "verlpp/config/check.h"
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
 #include "verlpp/trainer/sft_trainer.h"
@@ -30,8 +31,16 @@ bool report_findings(const config::Findings& findings) {
 
 int run(const config::ConfigRequest& request) {
   const config::ComposedConfig composed = config::compose_config(request);
-  const config::SftConfig config = config::bind_sft_config(composed.root);
-  if (report_findings(config::validate_sft_config(config))) return 1;
+  config::KeyReads reads;
+  const config::SftConfig config = config::bind_sft_config(composed.root, &reads);
+  config::Findings findings = config::validate_sft_config(config);
+  std::vector<std::string> ignored;
+  config::refuse_unread_keys(composed, reads, request, findings, ignored);
+  for (const std::string& key : ignored) {
+    std::cerr << fmt::format("verlpp sft: note: {}: accepted but ignored (an engine setting)\n",
+                             key);
+  }
+  if (report_findings(findings)) return 1;
   const trainer::SftRunSummary summary = trainer::run_sft(config);
   std::cout << fmt::format("verlpp sft: finished at step {}", summary.last_step);
   if (summary.last_train_loss)

@@ -126,6 +126,9 @@ expect_has "vlm" "unknown rollout name"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm reward.reward_manager.name=bogus
 expect_rc 1 "unknown reward manager"
 expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo" "unknown reward manager"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.clip_grad=0
+expect_rc 1 "clip_grad 0"
+expect_has "actor_rollout_ref.actor.optim.clip_grad: must be > 0" "clip_grad 0"
 run "$VERLPP" check --config-path /nonexistent --config-name my_run
 expect_rc 1 "missing config file"
 expect_lines 1 "missing config file"

@@ -99,6 +99,11 @@ out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
 # Bad input.
 out=$("$VERLPP" sft "${sft[@]}" "optim.betas=[]" trainer.default_local_dir=betas 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "optim.betas: expected two values in [0, 1)" <<<"$out" || fail "empty betas (exit $rc): $out"
+# A key nothing reads and clip_grad 0 (torch zeroes every gradient): refused, as in ppo.
+out=$("$VERLPP" sft "${sft[@]}" +trainer.warmup_everything=3 optim.clip_grad=0 trainer.default_local_dir=audit 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "trainer.warmup_everything: verlpp does not implement this setting" <<<"$out" &&
+  grep -qF "optim.clip_grad: must be > 0" <<<"$out" || fail "unread key and clip_grad 0 (exit $rc): $out"
+[ -e audit ] && fail "a refused sft run wrote its checkpoint folder"
 out=$("$VERLPP" sft "${sft[@]}" data.truncation=middle data.train_batch_size=0 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "data.truncation: unknown value 'middle'" <<<"$out" &&
   grep -qF "data.train_batch_size: must be at least 1, got 0" <<<"$out" || fail "invalid values (exit $rc): $out"

@@ -67,26 +67,24 @@ Node default_tree(const ConfigRequest& request) {
   }
 }
 
-// A user key that nothing reads, set to something else than verl's default: refused, as it would
-// have no effect (the issue-24 audit: every key acts or is reported); an engine implementation
-// setting is listed with the ignored keys instead.
-void refuse_unread_keys(CheckReport& report, const KeyReads& reads, const ConfigRequest& request) {
-  const auto unread =
-      unread_keys(report.composed.user_keys, reads, report.composed.root, default_tree(request));
+}  // namespace
+
+void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
+                        const ConfigRequest& request, Findings& findings,
+                        std::vector<std::string>& ignored) {
+  const auto unread = unread_keys(composed.user_keys, reads, composed.root, default_tree(request));
   for (const auto& u : unread) {
     if (u.engine_setting) {
-      report.ignored.push_back(u.key);
+      ignored.push_back(u.key);
       continue;
     }
-    add_error(report.findings, u.key,
+    add_error(findings, u.key,
               fmt::format("verlpp does not implement this setting: {} would have no effect "
                           "(verl's default: {})",
                           u.value, u.default_value),
               "remove it, or set it to verl's default");
   }
 }
-
-}  // namespace
 
 bool CheckReport::valid() const {
   return std::none_of(findings.begin(), findings.end(),
@@ -104,7 +102,7 @@ CheckReport check_config(const ConfigRequest& request) {
   report.layout = plan_layout(report.config, shape, report.findings);
   validate_config(report.config, report.layout, report.findings);
   report.ignored = ignored_keys(report.composed.user_keys);
-  refuse_unread_keys(report, reads, request);
+  refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);
   return report;
 }
 

@@ -22,6 +22,13 @@ struct CheckReport {
   bool valid() const;  // no error findings
 };
 
+// The user's keys that no binder read (`reads`) and whose values differ from verl's defaults for
+// the request's config (unread_keys.h): an error finding each, except the engines' implementation
+// settings, which are appended to `ignored` (the issue-24 audit: every key acts or is reported).
+void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
+                        const ConfigRequest& request, Findings& findings,
+                        std::vector<std::string>& ignored);
+
 // Throws verlpp::Error when the configuration cannot be composed or typed (unknown key, malformed
 // override, wrong type, unset required key, missing config file); rule violations are findings.
 CheckReport check_config(const ConfigRequest& request);

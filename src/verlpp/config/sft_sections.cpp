@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "verlpp/config/section.h"
+#include "verlpp/config/validate.h"
 
 namespace verlpp::config {
 namespace {
@@ -127,6 +128,7 @@ void validate_optim(const OptimConfig& o, Findings& out) {
     add_error(out, "optim.lr", fmt::format("must be finite and >= 0, got {}", o.lr),
               "optim.lr=1e-5");
   }
+  check_clip_grad("optim.clip_grad", o.clip_grad, out);
   if (o.betas.size() != 2 || o.betas[0] < 0 || o.betas[0] >= 1 || o.betas[1] < 0 ||
       o.betas[1] >= 1) {
     add_error(out, "optim.betas", "expected two values in [0, 1)", "optim.betas=[0.9,0.999]");
@@ -169,8 +171,8 @@ void validate_trainer(const SftTrainerConfig& t, Findings& out) {
 
 }  // namespace
 
-SftConfig bind_sft_config(const Node& root) {
-  const Section top(&root, "");
+SftConfig bind_sft_config(const Node& root, KeyReads* reads) {
+  const Section top(&root, "", reads);
   SftConfig c;
   c.data = bind_sft_data(top.child("data"));
   c.model = bind_model(top.child("model"));

@@ -51,7 +51,7 @@ struct SftConfig {
 
 // Reads the typed sections from a resolved sft_trainer tree. Throws verlpp::Error naming the key
 // for a value of the wrong type, an absent key, or an unset required value.
-SftConfig bind_sft_config(const Node& root);
+SftConfig bind_sft_config(const Node& root, KeyReads* reads = nullptr);
 
 // Rule violations as findings (key, what is wrong, one fix): batch sizes, max_length, truncation,
 // pad_mode, prompt_key/response_key set together, optimizer values, save/test frequencies,

@@ -569,6 +569,16 @@ void finite_at_least(Findings& out, const std::string& key, double value, double
   }
 }
 
+void check_clip_grad(const std::string& key, double value, Findings& out) {
+  finite_at_least(out, key, value, 0.0, "1.0");
+  if (value == 0.0) {
+    add_error(out, key,
+              "must be > 0: verl clips with torch's clip_grad_norm_, which at max_norm 0 zeroes "
+              "every gradient (nothing would be learned)",
+              key + "=1.0");
+  }
+}
+
 void check_numbers(const Config& c, Findings& out) {
   at_least(out, "data.train_batch_size", c.data.train_batch_size, 1);
   at_least(out, "data.max_prompt_length", c.data.max_prompt_length, 1);
@@ -593,7 +603,8 @@ void check_numbers(const Config& c, Findings& out) {
   }
   finite_at_least(out, kActor + ".kl_loss_coef", c.actor.kl_loss_coef, 0.0, "0.001");
   finite_at_least(out, kActor + ".optim.weight_decay", c.actor.optim.weight_decay, 0.0, "0.01");
-  finite_at_least(out, kActor + ".optim.clip_grad", c.actor.optim.clip_grad, 0.0, "1.0");
+  check_clip_grad(kActor + ".optim.clip_grad", c.actor.optim.clip_grad, out);
+  if (need_critic(c)) check_clip_grad("critic.optim.clip_grad", c.critic.optim.clip_grad, out);
   finite_at_least(out, "algorithm.gamma", c.algorithm.gamma, 0.0, "1.0");
   finite_at_least(out, "algorithm.lam", c.algorithm.lam, 0.0, "1.0");
   finite_at_least(out, "algorithm.kl_ctrl.kl_coef", c.algorithm.kl_ctrl.kl_coef, 0.0, "0.001");

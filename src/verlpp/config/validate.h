@@ -4,6 +4,8 @@
 // rules are in layout.h; these use its data-parallel size.
 #pragma once
 
+#include <string>
+
 #include "verlpp/config/finding.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/sections.h"
@@ -12,5 +14,9 @@ namespace verlpp::config {
 
 // Appends every violated rule (error) and verl's warnings (notice) to `findings`.
 void validate_config(const Config& config, const Layout& layout, Findings& findings);
+
+// optim.clip_grad: a finite number > 0 (at 0 torch's clip_grad_norm_, which verl uses, zeroes
+// every gradient). An error finding under `key` otherwise.
+void check_clip_grad(const std::string& key, double value, Findings& findings);
 
 }  // namespace verlpp::config
