@@ -23,6 +23,7 @@
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/host_memory.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/data/rl_dataset.h"
@@ -284,6 +285,11 @@ int run_generate(const GenerateOptions& o) {
     throw Error("--max-samples must be -1 (every row) or >= 1");
   }
   if (o.max_prompt_length < 1) throw Error("--max-prompt-length must be >= 1");
+  require_host_memory(static_cast<double>(o.batch_size) * static_cast<double>(o.n) *
+                          static_cast<double>(o.max_prompt_length + o.response_length) *
+                          kBatchBytesPerToken,
+                      fmt::format("--batch-size {} × --n {} rows of up to {} tokens", o.batch_size,
+                                  o.n, o.max_prompt_length + o.response_length));
   if (!o.input.empty() && std::filesystem::is_directory(o.input)) {
     throw Error("--input " + o.input + ": a folder, expected a JSONL file of prompt_ids");
   }

@@ -2,7 +2,6 @@
 // Hugging Face checkpoint) and `verlpp model export` (a training checkpoint's actor as an HF
 // folder).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/host_memory.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/model_config.h"
@@ -155,15 +155,9 @@ void qwen3_5_fields(const InitOptions& o, const CLI::App& cmd, model::ModelConfi
 // The weights must fit this machine's memory (a break-test asked for 262 GB and got a LibTorch
 // backtrace).
 void require_memory_for(const model::ModelConfig& c, at::ScalarType dtype) {
-  const double bytes =
-      static_cast<double>(c.num_parameters()) * static_cast<double>(c10::elementSize(dtype));
-  const double memory =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (memory > 0 && bytes > memory) {
-    throw Error(fmt::format(
-        "verlpp model init: {} parameters need {:.1f} GB in {}, more than this machine's {:.1f} GB",
-        c.num_parameters(), bytes / 1e9, dtype_name(dtype), memory / 1e9));
-  }
+  require_host_memory(
+      static_cast<double>(c.num_parameters()) * static_cast<double>(c10::elementSize(dtype)),
+      fmt::format("verlpp model init: {} parameters in {}", c.num_parameters(), dtype_name(dtype)));
 }
 
 int run_init(InitOptions o, const CLI::App& cmd) {

@@ -41,6 +41,10 @@ out=$(ppo "$work/model" "$work/c0" data.train_max_samples=1 trainer.total_traini
 expect_error "dataset smaller than one batch" "2" "$out" "$rc"
 grep -qi "batch" <<<"$out" || fail "the small-dataset error does not mention the batch: $out"
 
+# Rows that cannot fit in memory: refused before the model loads (it used to grow until swapping).
+out=$(ppo "$work/model" "$work/huge" actor_rollout_ref.rollout.n=100000000 trainer.total_training_steps=1); rc=$?
+expect_error "rollout.n 10^8" "data.train_batch_size 2 × actor_rollout_ref.rollout.n 100000000 rows of up to 260 tokens need about" "$out" "$rc"
+
 out=$(ppo "$work/model" "$work/ckpt" trainer.total_training_steps=1); rc=$?
 [ "$rc" -eq 0 ] || fail "first run (exit $rc): $(tail -3 <<<"$out")"
 

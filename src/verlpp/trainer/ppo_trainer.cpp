@@ -1,10 +1,13 @@
 #include "verlpp/trainer/ppo_trainer.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <vector>
 
+#include "verlpp/core/host_memory.h"
 #include "verlpp/core/log.h"
 #include "verlpp/trainer/phase_timer.h"
 #include "verlpp/trainer/plot.h"
@@ -111,6 +114,13 @@ void train(Loop& loop, std::int64_t start_step) {
 
 PpoRunSummary run_ppo(const config::CheckReport& report) {
   const config::Config& c = report.config;
+  const std::int64_t tokens = c.data.max_prompt_length + c.data.max_response_length;
+  require_host_memory(static_cast<double>(c.data.train_batch_size) *
+                          static_cast<double>(c.rollout.n) * static_cast<double>(tokens) *
+                          kBatchBytesPerToken,
+                      fmt::format("data.train_batch_size {} × actor_rollout_ref.rollout.n {} rows "
+                                  "of up to {} tokens",
+                                  c.data.train_batch_size, c.rollout.n, tokens));
   const RunPlacement placement = place_run(c.trainer.device, c.trainer.n_gpus_per_node,
                                            c.trainer.nnodes, std::chrono::seconds(c.nccl_timeout));
   PpoContext ctx = make_ppo_context(report, placement);
