@@ -32,6 +32,7 @@
 #include "verlpp/reward/dispatch.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/tokenizer/utf8.h"
 #include "verlpp/trainer/sampling_settings.h"
 #include "verlpp/trainer/stop_tokens.h"
 
@@ -285,6 +286,9 @@ int run_generate(const GenerateOptions& o) {
     throw Error("--max-samples must be -1 (every row) or >= 1");
   }
   if (o.max_prompt_length < 1) throw Error("--max-prompt-length must be >= 1");
+  for (size_t i = 0; i < o.prompts.size(); ++i) {
+    tokenizer::utf8::require_valid(o.prompts[i], fmt::format("--prompt (the {}. one)", i + 1));
+  }
   require_host_memory(static_cast<double>(o.batch_size) * static_cast<double>(o.n) *
                           static_cast<double>(o.max_prompt_length + o.response_length) *
                           kBatchBytesPerToken,

@@ -112,6 +112,8 @@ out=$(gen --input "$work/two.jsonl" --max-prompt-length 2 --response-length 2 2>
   fail "--input longer than --max-prompt-length (exit $rc): $out"
 out=$(gen --input "$work/two.jsonl" --max-samples 1 --response-length 2 2>/dev/null); rc=$?
 [ "$rc" -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] || fail "--input --max-samples 1 (exit $rc): $out"
+out=$(gen --prompt hi --prompt "$(printf 'caf\xe9')" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF -- "--prompt (the 2. one): invalid UTF-8 at byte 3" <<<"$out" || fail "invalid UTF-8 --prompt (exit $rc): $out"
 # More rows than memory holds: an error before anything is allocated.
 out=$(gen --prompt hi --n 1000000000 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--batch-size 64 × --n 1000000000 rows of up to" <<<"$out" || fail "--n 10^9 (exit $rc): $out"
