@@ -178,6 +178,19 @@ out=$(ppo "$work/gdpo_bad.jsonl" "$work/cgdpo_bad" "${rc_common[@]}" algorithm.a
       reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two); rc=$?
 [ "$rc" -ne 0 ] && grep -q "no value 'format' (it gives: length, score)" <<<"$out" ||
   fail "gdpo with a reward name the library lacks: exit $rc: $(tail -3 <<<"$out")"
+# A reward that is not a number: the error names the data file's line, not the batch position.
+cat > "$work/nan.c" <<'C'
+#include <math.h>
+double nan_score(const char* data_source, const char* solution, const char* truth, const char* extra) {
+  (void)data_source; (void)solution; (void)truth; (void)extra;
+  return NAN;
+}
+C
+cc -shared -fPIC -o "$work/libnan.so" "$work/nan.c" || fail "cannot build the NaN reward library"
+out=$(ppo "$work/nan.jsonl" "$work/cnan" "${rc_common[@]}" \
+      reward.custom_reward_function.path="$work/libnan.so" reward.custom_reward_function.name=nan_score); rc=$?
+[ "$rc" -eq 1 ] && grep -qE "reward row 0 \(.*train\.[a-z]+ (line|row) [0-9]+\): custom reward 'nan_score' .* returned NaN" <<<"$out" ||
+  fail "NaN reward (exit $rc): $(grep -i reward <<<"$out" | tail -3)"
 python3 - "$work/bypass.jsonl" "$work/otb.jsonl" "$work/gdpo.jsonl" <<'PY' || fail "metrics of the correction runs"
 import json, sys
 def step1(path):

@@ -238,6 +238,7 @@ Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
                            r["extra_info"].contains("index");
     columns["index"].push_back(has_index ? nlohmann::json(r["extra_info"]["index"])
                                          : nlohmann::json(0));
+    columns[kDataOrigin].push_back(where);
   }
   Batch batch;
   const auto width = config_.max_prompt_length;

@@ -15,6 +15,11 @@
 
 namespace verlpp::data {
 
+// The non-tensor column collate adds (verlpp's, not verl's): each row's file and line
+// ("train.jsonl line 5"), so that an error at reward time names the data row, not its place in
+// the repeated batch.
+inline constexpr const char* kDataOrigin = "data_origin";
+
 // The data.* keys the dataset reads (names and meanings as verl's legacy_data.yaml).
 struct RLHFDatasetConfig {
   std::vector<std::string> files;     // data.train_files / data.val_files

@@ -27,6 +27,11 @@ void check_config(const RewardManagerConfig& config) {
   }
 }
 
+// " (train.jsonl line 5)" when the item knows its data row.
+std::string where(const RewardItem& item) {
+  return item.origin.empty() ? "" : " (" + item.origin + ")";
+}
+
 double overlong_penalty(const OverlongBufferConfig& buffer, std::int64_t valid_length) {
   const auto expected = static_cast<double>(buffer.max_resp_len - buffer.len);
   const double exceed = static_cast<double>(valid_length) - expected;
@@ -85,11 +90,11 @@ RewardOutput compute_rewards(const RewardManagerConfig& config, const Scorer& sc
     try {
       score = scorer(item.data_source, item.response, item.ground_truth, item.extra_info);
     } catch (const Error& e) {
-      throw Error(fmt::format("reward row {}: {}", i, e.what()));
+      throw Error(fmt::format("reward row {}{}: {}", i, where(item), e.what()));
     }
     if (!std::isfinite(score.score)) {
-      throw Error(fmt::format("reward row {} (data_source '{}'): the score is {}, not finite", i,
-                              item.data_source, score.score));
+      throw Error(fmt::format("reward row {}{} (data_source '{}'): the score is {}, not finite", i,
+                              where(item), item.data_source, score.score));
     }
     double reward = score.score;
     add_extra_info(score, i, out.extra);

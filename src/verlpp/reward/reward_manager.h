@@ -23,6 +23,7 @@ struct RewardItem {
   std::string data_source;
   std::string ground_truth;
   nlohmann::json extra_info;
+  std::string origin;  // where the row came from ("train.jsonl line 5"), for errors; may be empty
 };
 
 // DAPO's overlong buffer (reward.reward_kwargs.overlong_buffer_cfg.{enable,len,penalty_factor,log}

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/rl_dataset.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -46,6 +47,11 @@ std::vector<reward::RewardItem> reward_items(const data::Batch& batch,
     item.ground_truth = ground_truth(batch, i);
     if (batch.has_non_tensor("extra_info")) {
       item.extra_info = batch.non_tensor("extra_info")[static_cast<std::size_t>(i)];
+    }
+    if (batch.has_non_tensor(data::kDataOrigin)) {
+      const nlohmann::json& origin =
+          batch.non_tensor(data::kDataOrigin)[static_cast<std::size_t>(i)];
+      if (origin.is_string()) item.origin = origin.get<std::string>();
     }
     items.push_back(std::move(item));
   }

@@ -56,6 +56,25 @@ TEST(RewardManager, ScorerErrorsNameTheRow) {
   }
 }
 
+// A break-test's reward error named "row 1" of the repeated batch; the data row is what a user can
+// find.
+TEST(RewardManager, ScorerErrorsNameTheDataRow) {
+  ScorerConfig custom;
+  custom.custom_path = CUSTOM_REWARD_LIB;
+  custom.custom_name = "always_infinite";
+  std::vector<RewardItem> rows = items();
+  rows[0].origin = "train.jsonl line 7";
+  try {
+    compute_rewards({}, Scorer(custom), rows, 10);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("reward row 0 (train.jsonl line 7): custom reward 'always_infinite'", 0),
+              0u)
+        << what;
+  }
+}
+
 TEST(RewardManager, BadConfig) {
   RewardManagerConfig config;
   config.name = "prime";
