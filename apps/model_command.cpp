@@ -160,7 +160,23 @@ void require_memory_for(const model::ModelConfig& c, at::ScalarType dtype) {
       fmt::format("verlpp model init: {} parameters in {}", c.num_parameters(), dtype_name(dtype)));
 }
 
+// `model init` writes a new model; a folder that already holds one is refused (a break-test
+// replaced a trained model by a random one with a mistyped --output).
+void require_no_model_at(const std::string& output) {
+  std::error_code error;
+  if (!fs::is_directory(output, error)) return;
+  for (const auto& entry : fs::directory_iterator(output, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "config.json" || name.ends_with(".safetensors") ||
+        name == "model.safetensors.index.json") {
+      throw Error("--output " + output + " already holds a model (" + name +
+                  "); model init never replaces one: give an empty or new folder");
+    }
+  }
+}
+
 int run_init(InitOptions o, const CLI::App& cmd) {
+  require_no_model_at(o.output);
   model::ModelConfig c = o.config;
   if (!o.preset.empty()) {
     c = model::preset_config(o.preset);

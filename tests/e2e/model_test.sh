@@ -22,6 +22,15 @@ for f in config.json model.safetensors tokenizer.json; do
 done
 grep -qF '"Qwen3ForCausalLM"' "$work/ckpt/config.json" || fail "config.json lacks the architecture"
 
+# A second init into the same folder is refused and leaves the model as it was.
+before=$(sha256sum "$work/ckpt/model.safetensors")
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 1 \
+      --num-attention-heads 2 --vocab-size 50 --output "$work/ckpt" 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "already holds a model" <<<"$out"; then
+  fail "init over an existing model (exit $rc): $out"
+fi
+[ "$(sha256sum "$work/ckpt/model.safetensors")" = "$before" ] || fail "init over an existing model changed it"
+
 printf '%s\n' '{"prompt_ids": [1, 2], "response_ids": [3, 4, 5]}' '' \
   '{"prompt_ids": [7], "response_ids": [8]}' > "$work/in.jsonl"
 out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu 2>&1); rc=$?
