@@ -42,8 +42,8 @@ double row_uniform(std::uint64_t seed, std::int64_t row_id, std::int64_t step);
 // exceeds u times the total, so a row's token depends only on its logits and its u, and nothing
 // waits for the host. On CUDA without top_k / top_p one kernel does it all
 // (kernels/token_sampler.h: its own fp32 block scans, so a u within rounding of a boundary may
-// pick the neighbouring token ATen's cumsum would). Throws verlpp::Error for temperature <= 0 or
-// top_p outside (0, 1].
+// pick the token next to the one ATen's cumsum would). Throws verlpp::Error for temperature <= 0
+// or top_p outside (0, 1].
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
                             const at::Tensor& uniforms);
 
