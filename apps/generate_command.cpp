@@ -55,7 +55,7 @@ struct GenerateOptions {
   double top_p = 1.0;
   int64_t n = 1;
   int64_t response_length = 512;
-  uint64_t seed = 0;
+  int64_t seed = 0;
   bool ignore_eos = false;
   bool greedy = false;
   std::string dtype;  // default: bfloat16 on cuda, float32 on cpu
@@ -251,7 +251,7 @@ void generate_all(const GenerateOptions& o, const model::CausalLM& lm,
     // Rows keyed by their place in the whole output (line x n + sample): what a row draws does
     // not depend on --batch-size.
     const data::Batch out = rollout::generate_sequences(lm, prompts.repeat_interleave(o.n), params,
-                                                        o.seed, start * o.n);
+                                                        static_cast<uint64_t>(o.seed), start * o.n);
     const at::Tensor mask_sum = out.tensor("response_mask").sum().cpu();  // waits for the device
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tok) {
@@ -280,6 +280,7 @@ int run_generate(const GenerateOptions& o) {
     throw Error("give one of --data FILE, --prompt TEXT or --input IDS.jsonl");
   }
   if (o.n < 1) throw Error("--n must be >= 1");
+  if (o.seed < 0) throw Error("--seed must be >= 0");
   if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
   if (o.threads < 0) throw Error("--threads must be >= 1 (or left out: all cores)");
   if (o.max_samples == 0 || o.max_samples < -1) {

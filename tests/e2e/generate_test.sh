@@ -114,6 +114,8 @@ out=$(gen --input "$work/two.jsonl" --max-samples 1 --response-length 2 2>/dev/n
 [ "$rc" -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] || fail "--input --max-samples 1 (exit $rc): $out"
 out=$(gen --prompt hi --prompt "$(printf 'caf\xe9')" 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--prompt (the 2. one): invalid UTF-8 at byte 3" <<<"$out" || fail "invalid UTF-8 --prompt (exit $rc): $out"
+out=$(gen --prompt hi --seed -1 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF -- "--seed must be >= 0" <<<"$out" || fail "--seed -1 (exit $rc): $out"
 # More rows than memory holds: an error before anything is allocated.
 out=$(gen --prompt hi --n 1000000000 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--batch-size 64 × --n 1000000000 rows of up to" <<<"$out" || fail "--n 10^9 (exit $rc): $out"
