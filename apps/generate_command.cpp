@@ -24,6 +24,7 @@
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/host_memory.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/data/rl_dataset.h"
@@ -290,14 +291,10 @@ int run_generate(const GenerateOptions& o) {
   for (size_t i = 0; i < o.prompts.size(); ++i) {
     tokenizer::utf8::require_valid(o.prompts[i], fmt::format("--prompt (the {}. one)", i + 1));
   }
-  require_host_memory(static_cast<double>(o.batch_size) * static_cast<double>(o.n) *
-                          static_cast<double>(o.max_prompt_length + o.response_length) *
-                          kBatchBytesPerToken,
-                      fmt::format("--batch-size {} × --n {} rows of up to {} tokens", o.batch_size,
-                                  o.n, o.max_prompt_length + o.response_length));
-  if (!o.input.empty() && std::filesystem::is_directory(o.input)) {
-    throw Error("--input " + o.input + ": a folder, expected a JSONL file of prompt_ids");
-  }
+  require_batch_memory(static_cast<double>(o.batch_size) * static_cast<double>(o.n),
+                       o.max_prompt_length + o.response_length,
+                       fmt::format("--batch-size {} × --n {}", o.batch_size, o.n));
+  if (!o.input.empty()) require_regular_file(o.input, "--input");
   compat::set_cpu_threads(o.threads);
   const bool cuda = select_device(o.device) == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);

@@ -21,4 +21,10 @@ void require_host_memory(double bytes, const std::string& what) {
   }
 }
 
+void require_batch_memory(double rows, std::int64_t tokens, const std::string& rows_from) {
+  constexpr double kBytesPerToken = 64.0;
+  require_host_memory(rows * static_cast<double>(tokens) * kBytesPerToken,
+                      fmt::format("{} rows of up to {} tokens", rows_from, tokens));
+}
+
 }  // namespace verlpp

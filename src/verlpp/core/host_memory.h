@@ -3,13 +3,10 @@
 // until the machine swapped instead of stopping with an error).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace verlpp {
-
-// Bytes a rollout batch holds at least per token of its rows: the int64 ids, masks and positions
-// and the fp32 per-token values (log-probs, advantages, rewards), about ten [rows, length] tensors.
-inline constexpr double kBatchBytesPerToken = 64.0;
 
 // Bytes of physical memory (sysconf); 0 when the system does not say.
 double physical_memory_bytes();
@@ -17,5 +14,12 @@ double physical_memory_bytes();
 // Throws verlpp::Error "WHAT need about X GB, more than this machine's Y GB of memory" when
 // `bytes` exceeds physical memory; nothing when it fits or the memory is unknown.
 void require_host_memory(double bytes, const std::string& what);
+
+// require_host_memory for a rollout batch of `rows` rows of up to `tokens` tokens, at 64 bytes a
+// token at least (the int64 ids, masks and positions and the fp32 per-token values: log-probs,
+// advantages, rewards; about ten [rows, length] tensors). `rows_from` says where the row count
+// comes from ("--batch-size 64 × --n 8"); the error reads "ROWS_FROM rows of up to TOKENS tokens
+// need about ...".
+void require_batch_memory(double rows, std::int64_t tokens, const std::string& rows_from);
 
 }  // namespace verlpp

@@ -114,13 +114,11 @@ void train(Loop& loop, std::int64_t start_step) {
 
 PpoRunSummary run_ppo(const config::CheckReport& report) {
   const config::Config& c = report.config;
-  const std::int64_t tokens = c.data.max_prompt_length + c.data.max_response_length;
-  require_host_memory(static_cast<double>(c.data.train_batch_size) *
-                          static_cast<double>(c.rollout.n) * static_cast<double>(tokens) *
-                          kBatchBytesPerToken,
-                      fmt::format("data.train_batch_size {} × actor_rollout_ref.rollout.n {} rows "
-                                  "of up to {} tokens",
-                                  c.data.train_batch_size, c.rollout.n, tokens));
+  require_batch_memory(
+      static_cast<double>(c.data.train_batch_size) * static_cast<double>(c.rollout.n),
+      c.data.max_prompt_length + c.data.max_response_length,
+      fmt::format("data.train_batch_size {} × actor_rollout_ref.rollout.n {}",
+                  c.data.train_batch_size, c.rollout.n));
   const RunPlacement placement = place_run(c.trainer.device, c.trainer.n_gpus_per_node,
                                            c.trainer.nnodes, std::chrono::seconds(c.nccl_timeout));
   PpoContext ctx = make_ppo_context(report, placement);
