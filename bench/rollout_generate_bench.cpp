@@ -8,7 +8,7 @@
 //       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--static-batches]
-//       [--max-num-seqs N]
+//       [--max-num-seqs N] [--max-num-batched-tokens T]
 //
 // Every prompt is prompt-length random ids, or with --prompts-file the file's first --prompts
 // lines (JSON lists of token ids, left-padded to the longest), repeated --n times in consecutive
@@ -22,7 +22,9 @@
 // block tables); --static-batches the static batches before it (SamplingParams::static_batches:
 // a KV slot per row, CUDA-graph decode); --max-num-seqs is rollout.max_num_seqs (rows generated at
 // once: static batches run the rows in chunks of N, each waiting for its longest row; the engine
-// admits a waiting row whenever one finishes). One warm-up call on 8 prompts first. Prints a JSON
+// admits a waiting row whenever one finishes); --max-num-batched-tokens is
+// rollout.max_num_batched_tokens (the engine's tokens per step; chunked prefill; default 0: no
+// limit). One warm-up call on 8 prompts first. Prints a JSON
 // line with output tokens/s (responses only, prefill time included), the prefill time (a call with
 // one response token), the mean decode step, the decode steps' memory-bandwidth use (decode_mbu,
 // below) and peak CUDA memory allocated; then, when a baseline
@@ -84,6 +86,7 @@ struct Options {
   int64_t eos_tokens = 0;
   bool static_batches = false;
   int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -123,6 +126,8 @@ Options parse(int argc, char** argv) {
       o.eos_tokens = std::stoll(value);
     } else if (key == "--max-num-seqs") {
       o.max_num_seqs = std::stoll(value);
+    } else if (key == "--max-num-batched-tokens") {
+      o.max_num_batched_tokens = std::stoll(value);
     } else {
       throw verlpp::Error("unknown option " + key);
     }
@@ -281,6 +286,7 @@ int run(const Options& o) {
   params.use_cuda_graph = o.cuda_graph;
   params.enable_prefix_caching = o.prefix_caching;
   params.max_num_seqs = o.max_num_seqs;
+  params.max_num_batched_tokens = o.max_num_batched_tokens;
   params.static_batches = o.static_batches;
   params.max_response_length = 16;
   timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params);
@@ -323,6 +329,7 @@ int run(const Options& o) {
       {"mean_prompt_length", mean_prompt},
       {"engine", !o.static_batches},
       {"max_num_seqs", o.max_num_seqs},
+      {"max_num_batched_tokens", o.max_num_batched_tokens},
       {"eos_tokens", o.eos_tokens},
       {"mean_response_length", static_cast<double>(tokens) / double(timed.lengths.size())},
       {"p90_response_length", quantile(timed.lengths, 0.9)},

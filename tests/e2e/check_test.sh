@@ -13,6 +13,7 @@ run() { out=$("$@" 2>&1); rc=$?; }
 fail() { echo "FAIL: $1"; echo "$out" | tail -20; failures=$((failures + 1)); }
 expect_rc() { [ "$rc" -eq "$1" ] || fail "$2: exit $rc, expected $1"; }
 expect_has() { grep -qF -- "$1" <<<"$out" || fail "$2: output lacks '$1'"; }
+expect_lacks() { ! grep -qF -- "$1" <<<"$out" || fail "$2: output has '$1'"; }
 expect_lines() { [ "$(wc -l <<<"$out")" -eq "$1" ] || fail "$2: expected $1 output line(s)"; }
 
 export VERLPP_COMMAND="$VERLPP check --no-print-config"
@@ -28,7 +29,7 @@ expect_has "legacy rule (ep divides dense dp): INVALID: ep 16 does not divide de
 expect_has "tp 4 · dp 32 · pp 1 (ep 128) = 128 devices per replica, 256 devices → 2 replicas" "seed 002 rollout"
 expect_has "trainer.device npu" "seed 002 device"
 expect_has "actor_rollout_ref.actor.use_torch_compile" "seed 002 ignored keys"
-expect_has "  actor_rollout_ref.rollout.max_num_batched_tokens" "seed 002 ignored rollout budget"
+expect_lacks "  actor_rollout_ref.rollout.max_num_batched_tokens" "seed 002 rollout budget (used)"
 expect_has "== result: valid" "seed 002 verdict"
 
 NNODES=8 run examples/run_qwen3_235b_256k_megatron_npu.sh

@@ -4,9 +4,11 @@
 # runs the CUDA kernel and rollout tests, transformers' `generate` alone on the machine
 # (bench/baselines/rollout_generate_hf.py, 256 x 512 -> 1,024, Qwen3-0.6B shape), then
 # verlpp_rollout_bench on the same work with static batches and with the engine (tokens/s, the
-# ratio to transformers, decode_ms_per_step, decode_mbu), the GRPO-shaped rollout (64 GSM8K
-# prompts x n 8, stopping at any of 500 end ids, up to 1,024 tokens) three ways (static without
-# prefix sharing, static, engine) and under max_num_seqs 128 (static chunks, engine), and with
+# ratio to transformers, decode_ms_per_step, decode_mbu; the engine also under verl's
+# max_num_batched_tokens 8192, chunked prefill), the GRPO-shaped rollout (64 GSM8K prompts x n 8,
+# stopping at any of 500 end ids, up to 1,024 tokens) four ways (static without prefix sharing,
+# static, engine, engine with 8192 tokens a step) and under max_num_seqs 128 (static chunks,
+# engine, engine with 8192), and with
 # PROFILE_ROLLOUT=1 the kernel profile of one 256 x 512 -> 256 engine call. HF=0 skips
 # transformers, GRPO=0 the GRPO-shaped runs. Results also in $OUT/results.txt.
 set -uo pipefail
@@ -22,7 +24,7 @@ prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)');$EXTRA
 echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
 {
   timeout 120 build/tests/unit/model/verlpp_model_tests \
-    --gtest_filter='*RopeCache*:*DecodeAttention*:*PagedDecode*:*Gpu*:-*Checkpoint*' \
+    --gtest_filter='*RopeCache*:*DecodeAttention*:*PagedDecode*:*ContextAttention*:*Gpu*:-*Checkpoint*' \
     > "$OUT/model_tests.log" 2>&1
   echo "model tests rc=$?"; grep -E "^\[  (FAILED|PASSED) |Failure" "$OUT/model_tests.log" | head -20
   timeout 150 build/tests/unit/rollout/verlpp_rollout_tests --gtest_filter='-*Checkpoint*' \
@@ -34,12 +36,13 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
     echo "hf baseline rc=$?"; cat "$OUT/hf.json"
     [ -s "$OUT/hf.json" ] && base=(--baseline "$OUT/hf.json")
   fi
-  for flag in --static-batches ""; do
+  for flag in --static-batches "" "--max-num-batched-tokens 8192"; do
     timeout 75 build/bench/verlpp_rollout_bench $flag "${base[@]}" 2>&1 | tail -2
   done
   if [ "${GRPO:-1}" = 1 ]; then
     for flag in "--no-prefix-caching --static-batches" --static-batches "" \
-                "--max-num-seqs 128 --static-batches" "--max-num-seqs 128"; do
+                "--max-num-batched-tokens 8192" "--max-num-seqs 128 --static-batches" \
+                "--max-num-seqs 128" "--max-num-seqs 128 --max-num-batched-tokens 8192"; do
       timeout 75 build/bench/verlpp_rollout_bench --prompts 64 --n 8 \
         --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500 \
         --response-length 1024 $flag 2>&1 | tail -1

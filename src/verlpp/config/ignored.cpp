@@ -33,11 +33,8 @@ constexpr std::array kPatterns = {
     "ray_wait_register_center_timeout",
     "agent.num_workers",
     "checkpoint_engine",
-    // vLLM's own scheduling and loading: verlpp's engine prefills whole prompts (no chunked
-    // prefill, so no per-step token budget), captures powers-of-two batch sizes and reads the
-    // actor's weights in place.
-    "rollout.max_num_batched_tokens",
-    "rollout.enable_chunked_prefill",
+    // vLLM's own scheduling and loading: verlpp's engine captures powers-of-two batch sizes,
+    // schedules first come first served and reads the actor's weights in place.
     "rollout.cudagraph_capture_sizes",
     "rollout.scheduling_policy",
     "rollout.load_format",

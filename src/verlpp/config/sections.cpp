@@ -224,6 +224,11 @@ RolloutConfig bind_rollout(const Section& s) {
   if (s.has("enforce_eager")) r.enforce_eager = s.boolean("enforce_eager");
   if (s.has("free_cache_engine")) r.free_cache_engine = s.boolean("free_cache_engine");
   if (s.has("enable_prefix_caching")) r.enable_prefix_caching = s.boolean("enable_prefix_caching");
+  if (s.has("max_num_batched_tokens"))
+    r.max_num_batched_tokens = s.integer("max_num_batched_tokens");
+  if (s.has("enable_chunked_prefill")) {
+    r.enable_chunked_prefill = s.boolean("enable_chunked_prefill");
+  }
   if (s.has("gpu_memory_utilization")) r.gpu_memory_utilization = s.real("gpu_memory_utilization");
   if (s.has("enable_rollout_routing_replay")) {
     r.enable_rollout_routing_replay = s.boolean("enable_rollout_routing_replay");

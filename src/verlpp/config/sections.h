@@ -151,8 +151,14 @@ struct RolloutConfig {
   // enforce_eager: decode without CUDA graphs (vLLM's flag); free_cache_engine: hand the rollout's
   // cached GPU memory back after generation.
   bool enforce_eager = false, free_cache_engine = true;
-  // enable_prefix_caching: the n samples of a prompt (and repeated prompts) share its prefill.
+  // enable_prefix_caching: the n samples of a prompt share its prefill, and prompts reuse the
+  // cached KV blocks of an earlier prompt's equal leading blocks.
   bool enable_prefix_caching = true;
+  // max_num_batched_tokens: tokens one engine step computes at most (decodes and prefill pieces);
+  // enable_chunked_prefill: a prompt longer than what is left of that budget is prefilled in
+  // pieces over several steps (otherwise it waits for a step with room for all of it).
+  std::int64_t max_num_batched_tokens = 8192;
+  bool enable_chunked_prefill = true;
   // gpu_memory_utilization: the fraction of the GPU's memory the process may hold once the rollout
   // engine's KV cache is allocated (vLLM's definition; verl's default 0.5).
   double gpu_memory_utilization = 0.5;

@@ -312,6 +312,24 @@ void check_rollout(const Config& c, Findings& out) {
               kRollout + ".gpu_memory_utilization=0.5");
   }
   const std::int64_t needed = r.prompt_length + r.response_length;
+  if (r.max_num_batched_tokens < 1) {
+    add_error(out, kRollout + ".max_num_batched_tokens",
+              fmt::format("the tokens one engine step computes must be >= 1, got {}",
+                          r.max_num_batched_tokens),
+              kRollout + ".max_num_batched_tokens=8192");
+  }
+  // verl's vLLM rollout (from vLLM's SchedulerConfig): without chunked prefill a step must hold a
+  // whole sequence of max_model_len (default prompt + response) tokens.
+  const std::int64_t model_len = r.max_model_len.value_or(needed);
+  if (!r.enable_chunked_prefill && r.max_num_batched_tokens >= 1 &&
+      r.max_num_batched_tokens < model_len) {
+    add_error(out, kRollout + ".max_num_batched_tokens",
+              fmt::format("max_num_batched_tokens ({}) is smaller than max_model_len ({}) with "
+                          "enable_chunked_prefill=False",
+                          r.max_num_batched_tokens, model_len),
+              fmt::format("{}.max_num_batched_tokens={} (or {}.enable_chunked_prefill=True)",
+                          kRollout, model_len, kRollout));
+  }
   if (r.max_model_len && needed > *r.max_model_len) {
     add_error(out, kRollout + ".max_model_len",
               fmt::format("the rollout holds prompt {} + response {} = {} tokens but "

@@ -58,13 +58,20 @@ bool has_flash_attention_varlen() { return VERLPP_TORCH2 != 0; }
 
 at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale) {
+  return flash_attention_varlen(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen, scale);
+}
+
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens_q, const at::Tensor& cu_seqlens_k,
+                                  int64_t max_seqlen_q, int64_t max_seqlen_k, double scale) {
 #if VERLPP_TORCH2
-  auto result = at::_flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, max_seqlen,
-                                             max_seqlen, 0.0, /*is_causal=*/true,
+  auto result = at::_flash_attention_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                             max_seqlen_k, 0.0, /*is_causal=*/true,
                                              /*return_debug_mask=*/false, scale);
   return std::get<0>(result);
 #else
-  (void)q, (void)k, (void)v, (void)cu_seqlens, (void)max_seqlen, (void)scale;
+  (void)q, (void)k, (void)v, (void)cu_seqlens_q, (void)cu_seqlens_k, (void)max_seqlen_q,
+      (void)max_seqlen_k, (void)scale;
   throw Error("flash attention needs LibTorch >= 2.0 with CUDA; this build has " TORCH_VERSION);
 #endif
 }

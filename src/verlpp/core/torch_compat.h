@@ -21,6 +21,15 @@ bool has_flash_attention_varlen();
 at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& cu_seqlens, int64_t max_seqlen, double scale);
 
+// The same when sequences continue after keys already computed (chunked prefill, prefix-cache
+// hits): sequence s has queries cu_seqlens_q[s]..cu_seqlens_q[s+1] and keys/values
+// cu_seqlens_k[s]..cu_seqlens_k[s+1] (its earlier tokens' first, then the queries' own), and its
+// query i attends to keys [0, keys_s - queries_s + i] (flash attention's causal mask, aligned to
+// the bottom right). cu_seqlens_q/k [S + 1] int32 on the device; max_seqlen_q/k their longest.
+at::Tensor flash_attention_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& cu_seqlens_q, const at::Tensor& cu_seqlens_k,
+                                  int64_t max_seqlen_q, int64_t max_seqlen_k, double scale);
+
 // One AdamW update of fp32 CUDA tensors in one fused kernel (at::_fused_adamw_, PyTorch >= 2.1;
 // torch.optim.AdamW(fused=True) semantics: decoupled weight decay, bias correction with the step
 // counts in `state_steps`, which the caller has already incremented). Returns false without

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/dtype.h"
@@ -72,6 +73,38 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
 
 std::string shape_string(at::IntArrayRef shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// The keys a prefill of continuing sequences reads; nullopt when no sequence has cached tokens.
+std::optional<ContextKeys> context_keys(const PrefillContext& context,
+                                        const SequenceLayout& queries, bool images,
+                                        bool linear_attention, const at::Device& dev) {
+  const size_t S = queries.lengths.size();
+  if (context.lengths.size() != S) {
+    throw Error(
+        fmt::format("prefill: {} context lengths for {} sequences", context.lengths.size(), S));
+  }
+  std::vector<int64_t> cu = {0};
+  bool any = false;
+  for (size_t s = 0; s < S; ++s) {
+    if (context.lengths[s] < 0) {
+      throw Error(fmt::format("prefill: sequence {} has context length {}", s, context.lengths[s]));
+    }
+    any = any || context.lengths[s] > 0;
+    cu.push_back(cu.back() + context.lengths[s] + queries.lengths[s]);
+  }
+  if (!any) return std::nullopt;
+  if (images || linear_attention) {
+    throw Error(
+        "prefill: continuing a sequence after cached tokens needs a text-only prompt and a model "
+        "without linear-attention layers");
+  }
+  if (context.key_rows.dim() != 1 || context.key_rows.size(0) != cu.back()) {
+    throw Error(fmt::format("prefill: context key_rows must be [{}], got {}", cu.back(),
+                            shape_string(context.key_rows.sizes())));
+  }
+  return ContextKeys{SequenceLayout::packed(at::tensor(cu, at::kLong), dev),
+                     context.key_rows.to(dev, at::kLong)};
 }
 
 }  // namespace
@@ -397,7 +430,7 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
 at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                              const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
                              const at::Tensor& state_slots, GenerationStateView& state,
-                             const ImageInputs* images) const {
+                             const ImageInputs* images, const PrefillContext* context) const {
   const at::Device dev = device();
   LayerContext ctx;
   ctx.layout = SequenceLayout::packed(cu_seqlens, dev);
@@ -418,6 +451,15 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   ctx.rope = rope_tables(impl_->inv_freq, position_ids.to(dev), dtype(), config().mrope_section);
   ctx.sequence_slots = state_slots.to(dev, at::kLong);
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
+  std::optional<ContextKeys> keys;
+  if (context != nullptr) {
+    bool linear_attention = false;
+    for (const LayerStateSpec& spec : generation_state()) {
+      linear_attention = linear_attention || spec.kind == LayerStateKind::linear_attention;
+    }
+    keys = context_keys(*context, ctx.layout, images != nullptr, linear_attention, dev);
+  }
+  if (keys) ctx.context = &*keys;
   return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr, images);
 }
 

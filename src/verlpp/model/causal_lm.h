@@ -112,11 +112,16 @@ class CausalLM {
   // The same with the storage given row by row (a paged cache, rollout/kv_cache_manager.h): token
   // t's keys and values go to row cache_rows[t] of every attention layer, sequence s's conv window
   // and recurrent state to slot state_slots[s]. cache_rows [T], state_slots [S] int64. Throws
-  // verlpp::Error on mismatched shapes.
+  // verlpp::Error on mismatched shapes. With `context`, sequences continue after tokens already in
+  // the cache (chunked prefill, prefix-cache hits): sequence s's tokens sit at positions
+  // context->lengths[s] onwards and attend to the cached ones too. Throws verlpp::Error when
+  // context's sizes do not match, and when a sequence with cached tokens has images or the model
+  // has linear-attention layers (their conv window and state would have to carry on: not done).
   at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                      const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
                      const at::Tensor& state_slots, GenerationStateView& state,
-                     const ImageInputs* images = nullptr) const;
+                     const ImageInputs* images = nullptr,
+                     const PrefillContext* context = nullptr) const;
   // One decode step: token n (input_ids, position_ids [N] int64 on the model's device) is stored at
   // cache entry view.lengths[n] - 1 of its slot and attends to entries [0, view.lengths[n]).
   // Returns [N, hidden_size]. Throws verlpp::Error on mismatched shapes.

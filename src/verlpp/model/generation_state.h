@@ -57,6 +57,14 @@ struct GenerationStateView {
   std::vector<RecurrentStateView> recurrent;
 };
 
+// The tokens a prefill's sequences already have in the cache (chunked prefill, prefix-cache hits):
+// sequence s continues after its first lengths[s] tokens; key_rows lists, sequence by sequence,
+// the cache rows of those tokens and then of the prefill's own tokens (the keys its queries read).
+struct PrefillContext {
+  std::vector<int64_t> lengths;  // [S], host
+  at::Tensor key_rows;           // [sum over s of lengths[s] + its prefill tokens] int64
+};
+
 // Where one decode step reads: sequence n (one query token each) attends to entries
 // [0, lengths[n]) of its slot, the new token's own entry included. With page_size > 0 the cache
 // is paged instead (rollout/kv_cache_manager.h): entry t of sequence n is row

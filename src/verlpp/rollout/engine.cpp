@@ -28,6 +28,19 @@ namespace {
 
 constexpr int64_t kBlockSize = 16;
 
+// A prefix-cache key for prompt positions: 0 for the usual 0, 1, 2, ..., else an FNV-1a hash of
+// them (equal tokens at other positions have other keys and values).
+std::uint64_t positions_key(const std::vector<int64_t>& positions) {
+  bool standard = true;
+  for (size_t i = 0; i < positions.size() && standard; ++i) {
+    standard = positions[i] == static_cast<int64_t>(i);
+  }
+  if (standard) return 0;
+  std::uint64_t h = 14695981039346656037ull;
+  for (const int64_t p : positions) h = (h ^ static_cast<std::uint64_t>(p)) * 1099511628211ull;
+  return h;
+}
+
 // One request per row: its real prompt tokens and positions; rows repeating an earlier row's
 // prompt fork from it.
 std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGroups& groups,
@@ -41,6 +54,7 @@ std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGrou
     r.id = static_cast<int64_t>(b);
     r.prompt.assign(ids + cu[b], ids + cu[b + 1]);
     r.prompt_positions.assign(positions + cu[b], positions + cu[b + 1]);
+    r.prefix_key = positions_key(r.prompt_positions);
     if (!packed.images.empty() && packed.images[b]) {
       r.images = packed.images[b];
       const at::Tensor t_stream = r.images->mrope_positions[0].contiguous();
@@ -59,14 +73,14 @@ std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGrou
 // largest rows' prompts and responses in whole blocks, plus the block a fork copies; a state slot
 // per running row for linear-attention layers.
 KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& packed, int64_t R,
-                         int64_t max_seqs, int64_t blocks) {
+                         int64_t max_seqs, int64_t blocks, bool prefix_caching) {
   bool attention = false, state = false;
   for (const model::LayerStateSpec& spec : model.generation_state()) {
     (spec.kind == model::LayerStateKind::kv_cache ? attention : state) = true;
   }
   KVCacheSizes sizes;
   sizes.block_size = kBlockSize;
-  sizes.enable_prefix_caching = false;  // the runner does not extend a cached prefix yet
+  sizes.enable_prefix_caching = prefix_caching;
   if (attention && blocks > 0) {
     sizes.num_blocks = blocks;
   } else if (attention) {
@@ -81,6 +95,28 @@ KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& pack
   }
   sizes.num_state_slots = state ? max_seqs : 0;
   return sizes;
+}
+
+// The scheduler's token budget and chunking (sampling_params.h): a model with linear-attention
+// layers, or a batch with images, prefills whole sequences, so its budget is at least the longest
+// prompt + response (a preempted row recomputes its prompt and its tokens so far in one piece).
+SchedulerConfig scheduler_config(const model::CausalLM& model, const PackedPrompts& packed,
+                                 const SamplingParams& params, int64_t R) {
+  SchedulerConfig config;
+  config.max_num_batched_tokens = params.max_num_batched_tokens > 0
+                                      ? params.max_num_batched_tokens
+                                      : std::numeric_limits<int64_t>::max() / 2;
+  bool state = false;
+  for (const model::LayerStateSpec& spec : model.generation_state()) {
+    state = state || spec.kind == model::LayerStateKind::linear_attention;
+  }
+  const bool images = std::any_of(packed.images.begin(), packed.images.end(),
+                                  [](const auto& image) { return image != nullptr; });
+  config.enable_chunked_prefill = params.enable_chunked_prefill && !state;
+  if (state || images) {
+    config.max_num_batched_tokens = std::max(config.max_num_batched_tokens, packed.max_length + R);
+  }
+  return config;
 }
 
 // The uniform of each sampling request (row_uniform), keyed by its row and response index, fp64
@@ -219,24 +255,24 @@ bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params)
 
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
-                                 std::int64_t first_row) {
+                                 std::int64_t first_row, EngineStats* stats) {
+  if (stats != nullptr) *stats = EngineStats{};
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config());
   const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
-  KVCacheSizes sizes = cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks);
+  KVCacheSizes sizes =
+      cache_sizes(model, packed, R, max_seqs, params.kv_cache_blocks, params.enable_prefix_caching);
   if (dev.is_cuda() && params.kv_cache_blocks <= 0) {
     limit_to_memory(model, params, (packed.max_length + R + kBlockSize - 1) / kBlockSize + 1,
                     sizes);
   }
   check_cache_fits(model, sizes, R, dev);
   KVCacheManager kv(sizes);
-  SchedulerConfig config;
+  SchedulerConfig config = scheduler_config(model, packed, params, R);
   config.max_num_seqs = max_seqs;
-  config.max_num_batched_tokens = std::numeric_limits<int64_t>::max() / 2;
-  config.enable_chunked_prefill = false;
   config.eos_token_ids.assign(params.eos_token_ids.begin(), params.eos_token_ids.end());
   config.ignore_eos = params.ignore_eos;
   Scheduler scheduler(config, kv);
@@ -259,6 +295,11 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   std::optional<InFlight> previous;
   while (!scheduler.done()) {
     const SchedulerOutput out = scheduler.schedule();
+    if (stats != nullptr) {
+      ++stats->steps;
+      stats->max_step_tokens = std::max(stats->max_step_tokens, out.num_tokens());
+      stats->preemptions += static_cast<int64_t>(out.preempted.size());
+    }
     const ModelRunner::StepLogits step =
         runner.run(out, scheduler, kv, previous ? &previous->device() : nullptr);
     std::optional<InFlight> current;
@@ -276,6 +317,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
     previous = std::move(current);
   }
   if (previous) scheduler.resolve(previous->values());
+  if (stats != nullptr) stats->prefix_cache_hit_tokens = scheduler.prefix_cache_hit_tokens();
   at::Tensor tokens = at::full({B, R}, params.pad_token_id, at::kLong);
   at::Tensor mask = at::zeros({B, R}, at::kLong);
   at::Tensor logprobs = at::zeros({B, R}, at::kFloat);

@@ -14,16 +14,24 @@
 
 namespace verlpp::rollout {
 
+// What one engine call did (vLLM's scheduler stats).
+struct EngineStats {
+  std::int64_t steps = 0;                    // scheduler steps
+  std::int64_t max_step_tokens = 0;          // the most tokens one step computed
+  std::int64_t prefix_cache_hit_tokens = 0;  // prompt tokens found in the prefix cache
+  std::int64_t preemptions = 0;
+};
+
 // generate_sequences (rollout.h) through the engine: the same result batch and the same per-row
 // random draws (row_uniforms(seed, first_row + row, response index)). The cache holds
 // params.kv_cache_blocks blocks of 16 tokens, by default enough for the max_num_seqs rows that run
 // at once (nothing is preempted), on CUDA at most what params.gpu_memory_utilization leaves; on
 // the CPU a cache larger than the machine's memory is an error naming response_length, before
 // anything is allocated. bf16/fp16 CUDA models replay decode steps from CUDA graphs
-// (params.use_cuda_graph). Throws verlpp::Error as generate_sequences
+// (params.use_cuda_graph). With `stats`, fills it in. Throws verlpp::Error as generate_sequences
 // does, and when one row alone needs more blocks than there are.
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
-                                 std::int64_t first_row);
+                                 std::int64_t first_row, EngineStats* stats = nullptr);
 
 }  // namespace verlpp::rollout

@@ -30,7 +30,8 @@ std::int64_t KVCacheManager::blocks_for(std::int64_t tokens) const {
 
 PrefixHit KVCacheManager::cached_prefix(const Request& r) const {
   PrefixHit hit;
-  if (!sizes_.enable_prefix_caching || has_state() || !has_attention() || r.prompt.empty()) {
+  if (!sizes_.enable_prefix_caching || has_state() || !has_attention() || r.prompt.empty() ||
+      r.images) {
     return hit;
   }
   const std::int64_t usable = static_cast<std::int64_t>(r.prompt.size()) - 1;
@@ -107,7 +108,7 @@ bool KVCacheManager::fork(const Request& parent, const Request& child, ForkCopie
 }
 
 void KVCacheManager::cache_full_blocks(const Request& r, std::int64_t computed) {
-  if (!pool_ || !sizes_.enable_prefix_caching || has_state()) return;
+  if (!pool_ || !sizes_.enable_prefix_caching || has_state() || r.images) return;
   Held& h = held_.at(r.id);
   const std::int64_t bs = sizes_.block_size;
   const std::int64_t full = std::min<std::int64_t>(computed / bs, h.blocks.size());

@@ -54,7 +54,8 @@ class KVCacheManager {
   std::int64_t num_free_slots() const { return static_cast<std::int64_t>(free_slots_.size()); }
 
   // The longest cached prefix of r's prompt, whole blocks, leaving at least its last prompt token
-  // to compute; none without prefix caching or with state slots.
+  // to compute; none without prefix caching, with state slots or for a prompt with images (whose
+  // image pad tokens do not name the images).
   PrefixHit cached_prefix(const Request& r) const;
 
   // Makes room for r's tokens up to r.num_computed_tokens + num_new_tokens (after taking `hit`'s
@@ -66,7 +67,8 @@ class KVCacheManager {
   // child takes parent's prompt: its full blocks shared, the partial one copied, a state slot
   // copied. False, changing nothing, when a block or slot is missing.
   bool fork(const Request& parent, const Request& child, ForkCopies& copies);
-  // Records r's full blocks among its first `computed` tokens in the prefix cache.
+  // Records r's full blocks among its first `computed` tokens in the prefix cache (not for a
+  // prompt with images, nor with state slots).
   void cache_full_blocks(const Request& r, std::int64_t computed);
   // Gives back everything r holds (blocks last-first, so that a prefix's tail is evicted first).
   void free(const Request& r);

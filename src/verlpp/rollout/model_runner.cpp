@@ -53,14 +53,18 @@ std::optional<model::ImageInputs> prefill_images(const Scheduler& scheduler,
   return images;
 }
 
-// The prefill of whole sequences: hidden states of their last tokens [S, hidden].
+// The prefill of the chunks (each a request's tokens [start, start + num_tokens), after `start`
+// tokens already in the cache): hidden states of the last tokens of the chunks that sample
+// [sampling chunks, hidden].
 at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Scheduler& scheduler,
                    const KVCacheManager& kv, const std::vector<ScheduledChunk>& chunks) {
-  std::vector<int64_t> ids, positions, rows, slots, cu = {0};
+  std::vector<int64_t> ids, positions, rows, slots, key_rows, last, cu = {0};
+  model::PrefillContext context;
   for (const ScheduledChunk& c : chunks) {
     const Request& r = scheduler.request(c.request);
     const std::vector<int64_t>& blocks = kv.block_table(c.request);
-    for (int64_t i = 0; i < c.num_tokens; ++i) {
+    for (int64_t i = 0; i < c.start; ++i) key_rows.push_back(row_of(blocks, cache.block_size(), i));
+    for (int64_t i = c.start; i < c.start + c.num_tokens; ++i) {
       if (r.token(i) == kPendingToken) {
         throw Error(fmt::format("rollout: request {} is prefilled before its token {} is known",
                                 c.request, i));
@@ -68,19 +72,21 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
       ids.push_back(r.token(i));
       positions.push_back(r.position(i));
       rows.push_back(row_of(blocks, cache.block_size(), i));
+      key_rows.push_back(rows.back());
     }
     slots.push_back(std::max<int64_t>(kv.state_slot(c.request), 0));
+    context.lengths.push_back(c.start);
     cu.push_back(static_cast<int64_t>(ids.size()));
+    if (c.samples) last.push_back(cu.back() - 1);
   }
   const at::Device dev = model.device();
   const std::optional<model::ImageInputs> images = prefill_images(scheduler, chunks);
   const at::Tensor position_ids =
       images ? mrope_streams(scheduler, chunks, positions).to(dev) : device_tensor(positions, dev);
+  context.key_rows = device_tensor(key_rows, dev);
   const at::Tensor hidden = model.prefill(
       device_tensor(ids, dev), position_ids, at::tensor(cu, at::kLong), device_tensor(rows, dev),
-      device_tensor(slots, dev), cache.view(), images ? &*images : nullptr);
-  std::vector<int64_t> last(cu.begin() + 1, cu.end());
-  for (int64_t& t : last) --t;
+      device_tensor(slots, dev), cache.view(), images ? &*images : nullptr, &context);
   return hidden.index_select(0, device_tensor(last, dev));
 }
 
@@ -157,22 +163,18 @@ at::Tensor ModelRunner::decode(const PagedDecodeInputs& in) {
 
 ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Scheduler& scheduler,
                                          const KVCacheManager& kv, const DeviceTokens* previous) {
+  // A sampling chunk of one token after computed ones is a decode (the usual step, or the last
+  // token of a chunked prompt); everything else is prefilled, after its cached tokens.
   std::vector<ScheduledChunk> prefills, decodes;
   for (const ScheduledChunk& c : out.chunks) {
-    if (c.start == 0 && c.samples) {
-      prefills.push_back(c);
-    } else if (c.num_tokens == 1 && c.samples) {
-      decodes.push_back(c);
-    } else {
-      throw Error(fmt::format(
-          "rollout: request {} continues from token {} with {} tokens (chunked prefill or a "
-          "prefix-cache hit), which the model runner does not take yet",
-          c.request, c.start, c.num_tokens));
-    }
+    (c.num_tokens == 1 && c.samples && c.start > 0 ? decodes : prefills).push_back(c);
   }
   StepLogits result;
   std::vector<at::Tensor> hidden;
-  if (!prefills.empty()) hidden.push_back(prefill(model_, cache_, scheduler, kv, prefills));
+  if (!prefills.empty()) {
+    at::Tensor h = prefill(model_, cache_, scheduler, kv, prefills);
+    if (h.size(0) > 0) hidden.push_back(std::move(h));
+  }
   if (!decodes.empty()) {
     hidden.push_back(decode(decode_inputs(scheduler, kv, decodes, cache_.block_size(), previous)));
   }
@@ -182,6 +184,7 @@ ModelRunner::StepLogits ModelRunner::run(const SchedulerOutput& out, const Sched
   std::map<int64_t, int64_t> row_of_request;
   for (const auto* list : {&prefills, &decodes}) {
     for (const ScheduledChunk& c : *list) {
+      if (!c.samples) continue;
       row_of_request[c.request] = static_cast<int64_t>(result.requests.size());
       result.requests.push_back(c.request);
     }

@@ -1,9 +1,10 @@
 // Runs the model for one scheduler step over the paged cache (vLLM v1's model runner,
-// v1/worker/gpu_model_runner.py): the step's whole-sequence prefills (each from its first token:
-// the prompt, or after a preemption the prompt and the tokens sampled so far) in one packed
-// prefill, its one-token decodes in one decode step over the requests' block tables (eager or
-// from CUDA graphs, paged_decode.h), then the forks' block and state-slot copies; returns the
-// logits the sampler needs.
+// v1/worker/gpu_model_runner.py): the step's prefills (whole prompts, the pieces of chunked
+// prefills, prompts after a prefix-cache hit, and after a preemption the prompt and the tokens
+// sampled so far) in one packed prefill whose attention also reads each request's cached tokens,
+// its one-token decodes in one decode step over the requests' block tables (eager or from CUDA
+// graphs, paged_decode.h), then the forks' block and state-slot copies; returns the logits the
+// sampler needs.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -45,9 +46,9 @@ class ModelRunner {
     std::map<std::int64_t, std::int64_t> rows;
   };
   // A decode whose token is pending (kPendingToken) reads it from `previous`. Throws
-  // verlpp::Error for a chunk that extends a sequence by more than one token from the middle
-  // (chunked prefill or a prefix-cache hit: the runner does not take those yet), and for a pending
-  // token `previous` does not hold or a prefill would need.
+  // verlpp::Error for a pending token `previous` does not hold or a prefill would need, and (from
+  // CausalLM::prefill) for a chunk after cached tokens of a prompt with images or of a model with
+  // linear-attention layers (the scheduler never makes one: scheduler.h).
   StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv,
                  const DeviceTokens* previous = nullptr);
 

@@ -30,8 +30,17 @@ struct SamplingParams {
   // false (rollout.enforce_eager): launch every kernel each step.
   bool use_cuda_graph = true;
   // rollout.enable_prefix_caching: rows with the same prompt (the n samples of a GRPO prompt) are
-  // prefilled once and the others copy its generation state; false prefills every row.
+  // prefilled once and the others copy its generation state, and (models without linear-attention
+  // layers, prompts without images) a prompt whose leading full blocks of 16 tokens equal a
+  // cached prompt's reuses their keys and values; false prefills every row whole.
   bool enable_prefix_caching = true;
+  // rollout.max_num_batched_tokens: tokens one engine step computes at most (one per decoding row,
+  // plus prefill tokens); <= 0: no limit. rollout.enable_chunked_prefill: a prefill longer than
+  // what is left of the budget is computed in pieces over several steps; false, or a model with
+  // linear-attention layers, or a prompt with images: it waits for a step with room for all of
+  // it (then the budget is raised to the longest prompt + response, so that every row can run).
+  std::int64_t max_num_batched_tokens = 0;
+  bool enable_chunked_prefill = true;
   // Engine setting, not a verl key (vLLM's num_gpu_blocks_override): KV blocks of 16 tokens in the
   // engine's paged cache (engine.h); <= 0: enough for every row at once. With fewer, the scheduler
   // preempts the latest admitted rows when the blocks run out and recomputes them later.

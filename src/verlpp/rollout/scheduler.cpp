@@ -138,12 +138,14 @@ void Scheduler::admit(SchedulerOutput& out, std::int64_t& budget) {
     if (budget <= 0) break;
     const PrefixHit hit = kv_.cached_prefix(r);
     std::int64_t n = r.num_tokens() - hit.tokens;
-    if (!config_.enable_chunked_prefill && n > budget) break;
+    // A prompt with images is prefilled whole (its image features come from one encoder pass).
+    if ((!config_.enable_chunked_prefill || r.images) && n > budget) break;
     n = std::min(n, budget);
     if (!kv_.allocate(r, n, hit)) break;
     waiting_.pop_front();
     r.status = RequestStatus::running;
     r.num_computed_tokens = hit.tokens;
+    prefix_cache_hit_tokens_ += hit.tokens;
     running_.push_back(r.id);
     const bool samples = hit.tokens + n == r.num_tokens();
     out.chunks.push_back({r.id, hit.tokens, n, samples});

@@ -4,6 +4,8 @@
 // (max_num_batched_tokens), the sequence limit (max_num_seqs) and the KV cache allow. When a
 // running request cannot get a block, the latest admitted running request is preempted (its state
 // freed, its sampled tokens kept, recomputed on readmission) and nothing new is admitted that step.
+// Without enable_chunked_prefill, and always for a prompt with images, a request is admitted only
+// when its whole prefill fits the step's budget.
 //
 // The n samples of a prompt: a request with fork_of = P is admitted in the step that completes P's
 // prompt and forked from P after that step's forward (kv_cache_manager.h fork): it computes no
@@ -87,6 +89,8 @@ class Scheduler {
   const Request& request(std::int64_t id) const;
   const std::vector<std::int64_t>& running() const { return running_; }
   std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  // Prompt tokens admitted requests found in the prefix cache so far (not computed).
+  std::int64_t prefix_cache_hit_tokens() const { return prefix_cache_hit_tokens_; }
 
  private:
   Request& mutable_request(std::int64_t id);
@@ -101,6 +105,7 @@ class Scheduler {
   std::map<std::int64_t, Request> requests_;
   std::deque<std::int64_t> waiting_;
   std::vector<std::int64_t> running_;  // admission order
+  std::int64_t prefix_cache_hit_tokens_ = 0;
 };
 
 }  // namespace verlpp::rollout

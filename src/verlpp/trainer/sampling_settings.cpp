@@ -63,6 +63,8 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
   p.max_num_seqs = rollout.max_num_seqs.value_or(0);
   p.use_cuda_graph = !rollout.enforce_eager;
   p.enable_prefix_caching = rollout.enable_prefix_caching;
+  p.max_num_batched_tokens = rollout.max_num_batched_tokens;
+  p.enable_chunked_prefill = rollout.enable_chunked_prefill;
   p.gpu_memory_utilization = rollout.gpu_memory_utilization;
   return p;
 }

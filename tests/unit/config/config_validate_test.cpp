@@ -229,6 +229,24 @@ TEST(ValidateRollout, MaxNumSeqsIsPositive) {
       has_error(check(grpo({kRollout + ".max_num_seqs=1"})).findings, kRollout + ".max_num_seqs"));
 }
 
+// verl's vLLM rollout: max_num_batched_tokens >= 1, and without chunked prefill at least
+// max_model_len (here prompt + response: 512 + 1,024 = 1,536 tokens).
+TEST(ValidateRollout, MaxNumBatchedTokensHoldsASequenceWithoutChunkedPrefill) {
+  const std::string key = kRollout + ".max_num_batched_tokens";
+  const std::vector<std::string> lengths = {"data.max_prompt_length=512",
+                                            "data.max_response_length=1024"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), lengths.begin(), lengths.end());
+    return check(grpo(extra)).findings;
+  };
+  EXPECT_TRUE(has_error(with({key + "=0"}), key));
+  EXPECT_FALSE(has_error(with({key + "=1000"}), key));  // chunked prefill on (verl's default)
+  const std::string off = kRollout + ".enable_chunked_prefill=False";
+  EXPECT_TRUE(has_error(with({key + "=1535", off}), key));
+  EXPECT_FALSE(has_error(with({key + "=1536", off}), key));
+  EXPECT_TRUE(has_error(with({key + "=2000", off, kRollout + ".max_model_len=4096"}), key));
+}
+
 // max_model_len must hold prompt + response: 512 + 1,024 = 1,536 tokens.
 TEST(ValidateRollout, MaxModelLenHoldsPromptAndResponse) {
   const std::vector<std::string> lengths = {"data.max_prompt_length=512",

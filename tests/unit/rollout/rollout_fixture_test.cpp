@@ -7,6 +7,8 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "rollout_test_util.h"
 #include "verlpp/rollout/rollout.h"
@@ -42,15 +44,20 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
   params.max_response_length = f.at("max_new_tokens").get<int64_t>();
   params.pad_token_id = f.at("pad_token_id").get<int32_t>();
   const model::CausalLM m = testing::load_fp32(GetParam());
-  for (const bool kv_cache : {true, false}) {
+  // Through the KV cache (whole prefills, then chunked prefills of at most 7 tokens a step:
+  // rollout.max_num_batched_tokens=7), and by recomputation without it.
+  for (const auto& [kv_cache, budget] :
+       std::vector<std::pair<bool, int64_t>>{{true, 0}, {true, 7}, {false, 0}}) {
     params.use_kv_cache = kv_cache;
+    params.max_num_batched_tokens = budget;
     const data::Batch out =
         generate_sequences(m, testing::left_padded(prompts, P, params.pad_token_id), params, 0);
     double worst = 0.0;
     for (size_t b = 0; b < prompts.size(); ++b) {
       const auto r = static_cast<int64_t>(b);
       EXPECT_EQ(testing::row(out.tensor("responses"), r), want[b])
-          << "prompt " << b << (kv_cache ? " with" : " without") << " the KV cache";
+          << "prompt " << b << (kv_cache ? " with" : " without") << " the KV cache, budget "
+          << budget;
       const at::Tensor lp = out.tensor("rollout_log_probs")[r];
       for (size_t i = 0; i < want_lp[b].size(); ++i) {
         worst =
@@ -58,7 +65,8 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
       }
     }
     EXPECT_LE(worst, 1e-4) << "largest |log-prob - transformers|"
-                           << (kv_cache ? " with" : " without") << " the KV cache";
+                           << (kv_cache ? " with" : " without") << " the KV cache, budget "
+                           << budget;
   }
 }
 

@@ -335,11 +335,19 @@ TEST(RolloutGpu, EngineOnCudaAgreesWithTheTrainerForward) {
     const double roomy = mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0), 1.0);
     p.kv_cache_blocks = 40;  // 24 rows of up to 80 + 80 tokens need far more
     const double tight = mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0), 1.0);
+    p.kv_cache_blocks = 0;
+    p.max_num_batched_tokens = 48;  // prompts of 20 to 76 tokens: chunked prefill (Qwen3)
+    EngineStats stats;
+    const double chunked =
+        mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0, &stats), 1.0);
     std::cout << "bf16 CUDA engine" << (hybrid ? " (Qwen3.5)" : "")
               << ": mean |rollout - trainer forward| log-prob " << roomy << ", with 40 blocks "
-              << tight << "\n";
+              << tight << ", 48 tokens a step " << chunked << " (largest step "
+              << stats.max_step_tokens << " tokens)\n";
     EXPECT_LE(roomy, 2e-2);
     EXPECT_LE(tight, 2e-2);
+    EXPECT_LE(chunked, 2e-2);
+    if (!hybrid) EXPECT_EQ(stats.max_step_tokens, 48);
   }
   const model::CausalLM cpu = testing::load_fp32("qwen3_5");
   const model::CausalLM gpu =
@@ -352,6 +360,35 @@ TEST(RolloutGpu, EngineOnCudaAgreesWithTheTrainerForward) {
   const data::Batch a = generate_sequences(cpu, prompts, p, 0);
   const data::Batch b = generate_with_engine(gpu, prompts, p, 0, 0);
   EXPECT_TRUE(a.tensor("responses").equal(b.tensor("responses").cpu()));
+}
+
+// Prefix-cache hits on CUDA (bf16 Qwen3, flash attention over the cached keys): 16 rows whose
+// prompts share their first 32 tokens (two blocks), 4 at a time; every row after the first four
+// reuses the first row's two blocks, and the rollout agrees with the trainer's forward as the
+// other engine runs do.
+TEST(RolloutGpu, EnginePrefixCacheHitsAgreeWithTheTrainerForward) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const model::CausalLM m = small_qwen3_bf16();
+  at::Generator gen = at::detail::createCPUGenerator(5);
+  const at::Tensor head = at::randint(1, 2048, {32}, gen, at::kLong);
+  std::vector<std::vector<int64_t>> rows;
+  for (int64_t b = 0; b < 16; ++b) {
+    std::vector<int64_t> row(head.data_ptr<int64_t>(), head.data_ptr<int64_t>() + 32);
+    const at::Tensor tail = at::randint(1, 2048, {3 + b % 7}, gen, at::kLong);
+    row.insert(row.end(), tail.data_ptr<int64_t>(), tail.data_ptr<int64_t>() + tail.numel());
+    rows.push_back(std::move(row));
+  }
+  SamplingParams p;
+  p.temperature = 1.0;
+  p.max_response_length = 40;
+  p.max_num_seqs = 4;
+  EngineStats stats;
+  const double gap = mean_logprob_gap(
+      m, generate_with_engine(m, testing::left_padded(rows, 41, 0), p, 3, 0, &stats), 1.0);
+  std::cout << "bf16 CUDA engine with prefix-cache hits (" << stats.prefix_cache_hit_tokens
+            << " tokens): mean |rollout - trainer forward| log-prob " << gap << "\n";
+  EXPECT_EQ(stats.prefix_cache_hit_tokens, 12 * 32);
+  EXPECT_LE(gap, 2e-2);
 }
 
 // The engine's decode from CUDA graphs over block tables (paged_decode.h GraphedPagedDecoder)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -233,6 +234,34 @@ TEST(Scheduler, LateForksAndLaterRequestsHitThePrefixCache) {
   EXPECT_EQ(steps[2].chunks[0].start, 8);  // two cached blocks of 4
   EXPECT_EQ(steps[2].chunks[0].num_tokens, 2);
   EXPECT_TRUE(steps[2].forks.empty());
+  EXPECT_EQ(s.prefix_cache_hit_tokens(), 8);
+}
+
+// A prompt with images is never split nor found in the prefix cache (its image pad tokens do not
+// name its images): with a budget of 6 its 10 tokens wait until a step has room for all of them,
+// and the same prompt after it computes all 10 again.
+TEST(Scheduler, PromptsWithImagesArePrefilledWholeAndNeverCached) {
+  KVCacheManager kv({4, 100, 0, true});
+  Scheduler s({1, 10, true, {}, false}, kv);
+  auto images = std::make_shared<PromptImages>();
+  for (int64_t id : {0, 1}) {
+    Request r = make_request(id, 10, 2);
+    r.images = images;
+    s.add(r);
+  }
+  const std::vector<SchedulerOutput> steps = run(s);
+  ASSERT_EQ(steps.size(), 4u);
+  for (const size_t i : {size_t{0}, size_t{2}}) {
+    ASSERT_EQ(steps[i].chunks.size(), 1u);
+    EXPECT_EQ(steps[i].chunks[0].start, 0);
+    EXPECT_EQ(steps[i].chunks[0].num_tokens, 10);
+  }
+  EXPECT_EQ(s.prefix_cache_hit_tokens(), 0);
+  Scheduler tight({1, 6, true, {}, false}, kv);
+  Request r = make_request(2, 10, 2);
+  r.images = images;
+  tight.add(r);
+  EXPECT_THROW(tight.schedule(), Error);  // 10 tokens never fit a budget of 6
 }
 
 TEST(Scheduler, StopsAtEosUnlessIgnored) {

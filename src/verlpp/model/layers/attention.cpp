@@ -105,6 +105,43 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
   return packed_eager(q, k, v, layout, scale);
 }
 
+at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& k,
+                                         const at::Tensor& v, const SequenceLayout& queries,
+                                         const SequenceLayout& keys, double scale) {
+  const size_t S = queries.lengths.size();
+  if (keys.lengths.size() != S) {
+    throw Error(
+        fmt::format("attention: {} query sequences but {} key sequences", S, keys.lengths.size()));
+  }
+  for (size_t s = 0; s < S; ++s) {
+    if (keys.lengths[s] < queries.lengths[s]) {
+      throw Error(fmt::format("attention: sequence {} has {} keys for {} queries", s,
+                              keys.lengths[s], queries.lengths[s]));
+    }
+  }
+  const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
+  if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
+    return compat::flash_attention_varlen(q, k, v, queries.cu_seqlens, keys.cu_seqlens,
+                                          queries.max_seqlen, keys.max_seqlen, scale);
+  }
+  std::vector<at::Tensor> outs;
+  const auto bool_options = at::TensorOptions().dtype(at::kBool).device(q.device());
+  for (size_t s = 0; s < S; ++s) {
+    const int64_t nq = queries.lengths[s], nk = keys.lengths[s];
+    if (nq == 0) continue;
+    auto heads_first = [](const at::Tensor& t, int64_t start, int64_t len) {
+      return t.narrow(0, start, len).transpose(0, 1).unsqueeze(0);
+    };
+    // Query i sits at key position nk - nq + i: keys up to there (a lower-right causal mask).
+    const at::Tensor allowed = at::ones({nq, nk}, bool_options).tril(nk - nq).view({1, 1, nq, nk});
+    const at::Tensor o =
+        eager_attention(heads_first(q, queries.starts[s], nq), heads_first(k, keys.starts[s], nk),
+                        heads_first(v, keys.starts[s], nk), allowed, scale);
+    outs.push_back(o.squeeze(0).transpose(0, 1));
+  }
+  return at::cat(outs, 0);
+}
+
 namespace {
 
 // Gathers each sequence's first max_length entries: [N, max_length, kv_heads, d].

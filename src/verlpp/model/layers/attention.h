@@ -43,6 +43,17 @@ struct SequenceLayout {
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             const SequenceLayout& layout, double scale);
 
+// Causal attention of sequences that continue after tokens already computed (chunked prefill,
+// prefix-cache hits): q [tokens, heads, d] packed by `queries`; k, v [keys, kv_heads, d] packed by
+// `keys`, sequence s's keys being its keys_s - queries_s earlier tokens then its queries' own.
+// Query i of sequence s attends to its keys [0, keys_s - queries_s + i]. Returns [tokens, heads,
+// d]. bf16/fp16 CUDA uses varlen flash attention when the build has it, otherwise the eager
+// formula (softmax in fp32). Throws verlpp::Error when the layouts' sequence counts differ or a
+// sequence has fewer keys than queries.
+at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& k,
+                                         const at::Tensor& v, const SequenceLayout& queries,
+                                         const SequenceLayout& keys, double scale);
+
 // Single-query causal attention over a KV cache: q [N, heads, head_dim] -> [N, heads, head_dim],
 // query head h reading kv head h / (heads / kv_heads); `capacity` is the cache's entries per slot.
 // bf16/fp16 CUDA (with cu_starts_i32 set) uses verlpp's split-KV decode kernel

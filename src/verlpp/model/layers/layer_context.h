@@ -1,7 +1,8 @@
 // What every decoder layer of one forward pass shares: RoPE tables of the tokens' positions, the
 // sequence layout attention needs (and for Gated DeltaNet layers the chunked delta-rule layout),
 // and in generation the state view (prefill writes each token's keys/values at cache_rows and each
-// sequence's recurrent state at its slot; a decode step also reads the state through `decode`).
+// sequence's recurrent state at its slot; a decode step also reads the state through `decode`, a
+// prefill of sequences with cached tokens through `context`).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -16,6 +17,13 @@
 
 namespace verlpp::model {
 
+// The keys a prefill of continuing sequences reads (PrefillContext): their cache rows and their
+// packing (each sequence's earlier tokens, then the prefill's own).
+struct ContextKeys {
+  SequenceLayout layout;
+  at::Tensor rows;  // [keys] int64 on the model's device
+};
+
 struct LayerContext {
   RopeTables rope;
   SequenceLayout layout;
@@ -27,7 +35,8 @@ struct LayerContext {
   std::shared_ptr<const DeltaRuleLayout> delta_rule;
   at::Tensor sequence_slots;  // prefill: [S] int64, the state slot of each sequence
   const DecodeView* decode = nullptr;
-  bool router_logits = false;  // MoE layers return their router logits
+  const ContextKeys* context = nullptr;  // prefill after cached tokens: attention reads the cache
+  bool router_logits = false;            // MoE layers return their router logits
 };
 
 // One layer's result: hidden [T, hidden_size], and for a sparse MoE layer asked for them its

@@ -48,6 +48,12 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
     if (ctx.decode != nullptr) {
       return decode_attention(q, cache, ctx.state->capacity, *ctx.decode, ctx.scale);
     }
+    if (ctx.context != nullptr) {
+      const ContextKeys& keys = *ctx.context;
+      return causal_attention_with_context(q, cache.keys.index_select(0, keys.rows),
+                                           cache.values.index_select(0, keys.rows), ctx.layout,
+                                           keys.layout, ctx.scale);
+    }
   }
   return causal_attention(q, k, v, ctx.layout, ctx.scale);
 }

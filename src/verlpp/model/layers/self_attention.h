@@ -29,7 +29,9 @@ void declare_self_attention(WeightTable& table, const std::string& prefix, int64
 
 // Attention of q [T, heads, d] over k, v [T, kv_heads, d] for layer `layer`: with ctx.state, first
 // stores k and v at ctx.cache_rows of the layer's cache; with ctx.decode, attends over the cache
-// (decode_attention), else over the tokens themselves (causal_attention over ctx.layout).
+// (decode_attention), with ctx.context over the cached keys it names and the tokens' own
+// (causal_attention_with_context), else over the tokens themselves (causal_attention over
+// ctx.layout).
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   const LayerContext& ctx, int64_t layer);
 
