@@ -75,36 +75,62 @@ std::string shape_string(at::IntArrayRef shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-// The keys a prefill of continuing sequences reads; nullopt when no sequence has cached tokens.
+// The conv layout of a prefill of continuing sequences (ContextKeys): every sequence preceded
+// by its conv window's W rows.
+void add_conv_context(ContextKeys& keys, const SequenceLayout& queries, int64_t W,
+                      const at::Device& dev) {
+  const auto S = static_cast<int64_t>(queries.lengths.size());
+  const int64_t T = queries.starts.empty() ? 0 : queries.starts.back() + queries.lengths.back();
+  std::vector<int64_t> source, token_rows, starts, lengths;
+  for (int64_t s = 0; s < S; ++s) {
+    starts.push_back(static_cast<int64_t>(source.size()));
+    lengths.push_back(W + queries.lengths[static_cast<size_t>(s)]);
+    for (int64_t j = 0; j < W; ++j) source.push_back(T + s * W + j);
+    for (int64_t i = 0; i < queries.lengths[static_cast<size_t>(s)]; ++i) {
+      token_rows.push_back(static_cast<int64_t>(source.size()));
+      source.push_back(queries.starts[static_cast<size_t>(s)] + i);
+    }
+  }
+  keys.conv_source_rows = at::tensor(source, at::kLong).to(dev);
+  keys.conv_token_rows = at::tensor(token_rows, at::kLong).to(dev);
+  keys.conv_layout = std::make_shared<const DeltaRuleLayout>(
+      DeltaRuleLayout::build(starts, lengths, static_cast<int64_t>(source.size()), dev, 64, W));
+}
+
+// What a prefill of continuing sequences reads; nullopt when no sequence has cached tokens.
+// conv_window: the Gated DeltaNet layers' (0 without them).
 std::optional<ContextKeys> context_keys(const PrefillContext& context,
                                         const SequenceLayout& queries, bool images,
-                                        bool linear_attention, const at::Device& dev) {
+                                        int64_t conv_window, const at::Device& dev) {
   const size_t S = queries.lengths.size();
   if (context.lengths.size() != S) {
     throw Error(
         fmt::format("prefill: {} context lengths for {} sequences", context.lengths.size(), S));
   }
   std::vector<int64_t> cu = {0};
+  std::vector<float> continues;
   bool any = false;
   for (size_t s = 0; s < S; ++s) {
     if (context.lengths[s] < 0) {
       throw Error(fmt::format("prefill: sequence {} has context length {}", s, context.lengths[s]));
     }
     any = any || context.lengths[s] > 0;
+    continues.push_back(context.lengths[s] > 0 ? 1.f : 0.f);
     cu.push_back(cu.back() + context.lengths[s] + queries.lengths[s]);
   }
   if (!any) return std::nullopt;
-  if (images || linear_attention) {
-    throw Error(
-        "prefill: continuing a sequence after cached tokens needs a text-only prompt and a model "
-        "without linear-attention layers");
+  if (images) {
+    throw Error("prefill: continuing a sequence after cached tokens needs a text-only prompt");
   }
   if (context.key_rows.dim() != 1 || context.key_rows.size(0) != cu.back()) {
     throw Error(fmt::format("prefill: context key_rows must be [{}], got {}", cu.back(),
                             shape_string(context.key_rows.sizes())));
   }
-  return ContextKeys{SequenceLayout::packed(at::tensor(cu, at::kLong), dev),
-                     context.key_rows.to(dev, at::kLong)};
+  ContextKeys keys{SequenceLayout::packed(at::tensor(cu, at::kLong), dev),
+                   context.key_rows.to(dev, at::kLong)};
+  keys.continues = at::tensor(continues, at::kFloat).to(dev);
+  if (conv_window > 0) add_conv_context(keys, queries, conv_window, dev);
+  return keys;
 }
 
 }  // namespace
@@ -453,11 +479,11 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   std::optional<ContextKeys> keys;
   if (context != nullptr) {
-    bool linear_attention = false;
+    int64_t conv_window = 0;
     for (const LayerStateSpec& spec : generation_state()) {
-      linear_attention = linear_attention || spec.kind == LayerStateKind::linear_attention;
+      if (spec.kind == LayerStateKind::linear_attention) conv_window = spec.conv_window;
     }
-    keys = context_keys(*context, ctx.layout, images != nullptr, linear_attention, dev);
+    keys = context_keys(*context, ctx.layout, images != nullptr, conv_window, dev);
   }
   if (keys) ctx.context = &*keys;
   return impl_->run(input_ids.to(dev, at::kLong), ctx, nullptr, images);

@@ -114,9 +114,10 @@ class CausalLM {
   // and recurrent state to slot state_slots[s]. cache_rows [T], state_slots [S] int64. Throws
   // verlpp::Error on mismatched shapes. With `context`, sequences continue after tokens already in
   // the cache (chunked prefill, prefix-cache hits): sequence s's tokens sit at positions
-  // context->lengths[s] onwards and attend to the cached ones too. Throws verlpp::Error when
-  // context's sizes do not match, and when a sequence with cached tokens has images or the model
-  // has linear-attention layers (their conv window and state would have to carry on: not done).
+  // context->lengths[s] onwards and attend to the cached ones too; Gated DeltaNet layers carry on
+  // from the sequence's slot (its conv window and recurrent state; a sequence with no cached
+  // tokens starts from zeros whatever its slot holds). Throws verlpp::Error when context's sizes
+  // do not match, and when a sequence with cached tokens has images.
   at::Tensor prefill(const at::Tensor& input_ids, const at::Tensor& position_ids,
                      const at::Tensor& cu_seqlens, const at::Tensor& cache_rows,
                      const at::Tensor& state_slots, GenerationStateView& state,

@@ -97,23 +97,19 @@ KVCacheSizes cache_sizes(const model::CausalLM& model, const PackedPrompts& pack
   return sizes;
 }
 
-// The scheduler's token budget and chunking (sampling_params.h): a model with linear-attention
-// layers, or a batch with images, prefills whole sequences, so its budget is at least the longest
-// prompt + response (a preempted row recomputes its prompt and its tokens so far in one piece).
-SchedulerConfig scheduler_config(const model::CausalLM& model, const PackedPrompts& packed,
-                                 const SamplingParams& params, int64_t R) {
+// The scheduler's token budget and chunking (sampling_params.h): a batch with images prefills
+// those prompts whole, so its budget is at least the longest prompt + response (a preempted row
+// recomputes its prompt and its tokens so far in one piece).
+SchedulerConfig scheduler_config(const PackedPrompts& packed, const SamplingParams& params,
+                                 int64_t R) {
   SchedulerConfig config;
   config.max_num_batched_tokens = params.max_num_batched_tokens > 0
                                       ? params.max_num_batched_tokens
                                       : std::numeric_limits<int64_t>::max() / 2;
-  bool state = false;
-  for (const model::LayerStateSpec& spec : model.generation_state()) {
-    state = state || spec.kind == model::LayerStateKind::linear_attention;
-  }
+  config.enable_chunked_prefill = params.enable_chunked_prefill;
   const bool images = std::any_of(packed.images.begin(), packed.images.end(),
                                   [](const auto& image) { return image != nullptr; });
-  config.enable_chunked_prefill = params.enable_chunked_prefill && !state;
-  if (state || images) {
+  if (images) {
     config.max_num_batched_tokens = std::max(config.max_num_batched_tokens, packed.max_length + R);
   }
   return config;
@@ -271,7 +267,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   }
   check_cache_fits(model, sizes, R, dev);
   KVCacheManager kv(sizes);
-  SchedulerConfig config = scheduler_config(model, packed, params, R);
+  SchedulerConfig config = scheduler_config(packed, params, R);
   config.max_num_seqs = max_seqs;
   config.eos_token_ids.assign(params.eos_token_ids.begin(), params.eos_token_ids.end());
   config.ignore_eos = params.ignore_eos;

@@ -47,8 +47,8 @@ class ModelRunner {
   };
   // A decode whose token is pending (kPendingToken) reads it from `previous`. Throws
   // verlpp::Error for a pending token `previous` does not hold or a prefill would need, and (from
-  // CausalLM::prefill) for a chunk after cached tokens of a prompt with images or of a model with
-  // linear-attention layers (the scheduler never makes one: scheduler.h).
+  // CausalLM::prefill) for a chunk after cached tokens of a prompt with images (the scheduler
+  // never makes one: scheduler.h).
   StepLogits run(const SchedulerOutput& out, const Scheduler& scheduler, const KVCacheManager& kv,
                  const DeviceTokens* previous = nullptr);
 

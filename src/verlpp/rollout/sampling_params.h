@@ -36,9 +36,9 @@ struct SamplingParams {
   bool enable_prefix_caching = true;
   // rollout.max_num_batched_tokens: tokens one engine step computes at most (one per decoding row,
   // plus prefill tokens); <= 0: no limit. rollout.enable_chunked_prefill: a prefill longer than
-  // what is left of the budget is computed in pieces over several steps; false, or a model with
-  // linear-attention layers, or a prompt with images: it waits for a step with room for all of
-  // it (then the budget is raised to the longest prompt + response, so that every row can run).
+  // what is left of the budget is computed in pieces over several steps; false, or a prompt with
+  // images: it waits for a step with room for all of it (with images the budget is raised to the
+  // longest prompt + response, so that every row can run).
   std::int64_t max_num_batched_tokens = 0;
   bool enable_chunked_prefill = true;
   // Engine setting, not a verl key (vLLM's num_gpu_blocks_override): KV blocks of 16 tokens in the

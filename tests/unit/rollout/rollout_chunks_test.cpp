@@ -2,8 +2,9 @@
 // prompt's pieces over several steps, beside other rows' decodes) and with prompts whose leading
 // blocks equal an earlier, finished prompt's (prefix-cache hits: those blocks' keys and values
 // reused, the rest prefilled after them): every row still equals greedy decoding by full
-// recomputation (fp32, CPU). Qwen3.5 (linear-attention layers) prefills whole prompts and reuses
-// nothing, with the same outputs.
+// recomputation (fp32, CPU). Qwen3.5 (linear-attention layers) continues each piece from its
+// state slot's conv window and recurrent state, and reuses no prefix (its slots keep no per-block
+// history), with the same outputs.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -62,18 +63,17 @@ TEST_P(RolloutChunks, ChunkedPrefillDecodesAsIfWhole) {
   SamplingParams params = greedy();
   params.max_num_batched_tokens = 5;
   params.enable_prefix_caching = false;
-  EngineStats stats;
-  const data::Batch out =
-      generate_with_engine(m, testing::left_padded(p, 37, kPad), params, 0, 0, &stats);
-  expect_recomputation(m, p, out);
-  if (has_linear_attention(m)) {
-    // Whole prompts, the budget raised to the longest prompt + response (37 + 6): the first step
-    // prefills the 37-token prompt alone, the second its decode and the other two prompts.
-    EXPECT_EQ(stats.max_step_tokens, 1 + 21 + 18);
-  } else {
-    EXPECT_EQ(stats.max_step_tokens, 5);
+  // All rows at once, then two at a time: a row admitted when another finishes takes its state
+  // slot (Qwen3.5) and starts fresh beside rows continuing their prompts' pieces.
+  for (const int64_t max_num_seqs : {0, 2}) {
+    params.max_num_seqs = max_num_seqs;
+    EngineStats stats;
+    const data::Batch out =
+        generate_with_engine(m, testing::left_padded(p, 37, kPad), params, 0, 0, &stats);
+    expect_recomputation(m, p, out);
+    EXPECT_EQ(stats.max_step_tokens, 5) << max_num_seqs;
+    EXPECT_EQ(stats.prefix_cache_hit_tokens, 0);
   }
-  EXPECT_EQ(stats.prefix_cache_hit_tokens, 0);
 }
 
 TEST_P(RolloutChunks, PrefixCacheHitsDecodeAsIfAlone) {
@@ -103,7 +103,8 @@ TEST_P(RolloutChunks, PrefixCacheHitsDecodeAsIfAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutChunks,
-                         ::testing::Values("qwen3_tied", "llama3", "qwen3_moe", "qwen3_5"));
+                         ::testing::Values("qwen3_tied", "llama3", "qwen3_moe", "qwen3_5",
+                                           "qwen3_5_moe"));
 
 }  // namespace
 }  // namespace verlpp::rollout

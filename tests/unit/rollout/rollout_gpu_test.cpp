@@ -336,7 +336,7 @@ TEST(RolloutGpu, EngineOnCudaAgreesWithTheTrainerForward) {
     p.kv_cache_blocks = 40;  // 24 rows of up to 80 + 80 tokens need far more
     const double tight = mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0), 1.0);
     p.kv_cache_blocks = 0;
-    p.max_num_batched_tokens = 48;  // prompts of 20 to 76 tokens: chunked prefill (Qwen3)
+    p.max_num_batched_tokens = 48;  // prompts of 20 to 76 tokens: chunked prefill
     EngineStats stats;
     const double chunked =
         mean_logprob_gap(m, generate_with_engine(m, prompts, p, 3, 0, &stats), 1.0);
@@ -347,7 +347,7 @@ TEST(RolloutGpu, EngineOnCudaAgreesWithTheTrainerForward) {
     EXPECT_LE(roomy, 2e-2);
     EXPECT_LE(tight, 2e-2);
     EXPECT_LE(chunked, 2e-2);
-    if (!hybrid) EXPECT_EQ(stats.max_step_tokens, 48);
+    EXPECT_EQ(stats.max_step_tokens, 48);
   }
   const model::CausalLM cpu = testing::load_fp32("qwen3_5");
   const model::CausalLM gpu =

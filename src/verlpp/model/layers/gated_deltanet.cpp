@@ -193,6 +193,38 @@ at::Tensor decode_step(const GatedDeltaNetWeights& w, const LinearAttentionConfi
   return recurrent_gated_delta_rule_update(in.q, in.k, in.v, in.g, in.beta, state.recurrent, slots);
 }
 
+// A prefill whose sequences may continue after earlier tokens (ContextKeys): the conv over each
+// sequence preceded by its slot's window (zeros for a fresh sequence), the delta rule from its
+// slot's state (zeros for a fresh one); the new windows and states go back to the slots.
+at::Tensor continued_prefill(const GatedDeltaNetWeights& w, const LinearAttentionConfig& l,
+                             const at::Tensor& mixed, const at::Tensor& a, const at::Tensor& b,
+                             const LayerContext& ctx, RecurrentStateView& state) {
+  const ContextKeys& context = *ctx.context;
+  if (!context.conv_layout || !ctx.delta_rule) {
+    throw Error("gated_deltanet: a continued prefill has no conv or delta-rule layout");
+  }
+  const at::Tensor& slots = ctx.sequence_slots;
+  const int64_t S = slots.size(0), C = mixed.size(1), W = state.conv.size(-1);
+  // A fresh sequence's slot may hold anything of an earlier request: selected away, not scaled.
+  const at::Tensor continues = context.continues.gt(0);
+  const at::Tensor windows =
+      at::where(continues.view({S, 1, 1}), state.conv.index_select(0, slots), 0.0)
+          .to(mixed.scalar_type())
+          .transpose(1, 2)
+          .reshape({S * W, C});
+  const at::Tensor extended = at::cat({mixed, windows}).index_select(0, context.conv_source_rows);
+  store_windows(extended, *context.conv_layout, slots, state.conv);
+  const at::Tensor conv = causal_conv(extended, w.conv1d, *context.conv_layout)
+                              .index_select(0, context.conv_token_rows);
+  const RuleInputs in = rule_inputs(w, l, conv, a, b);
+  const at::Tensor initial =
+      at::where(continues.view({S, 1, 1, 1}), state.recurrent.index_select(0, slots), 0.0);
+  const DeltaRuleOutput rule =
+      chunk_gated_delta_rule(in.q, in.k, in.v, in.g, in.beta, *ctx.delta_rule, initial);
+  state.recurrent.index_copy_(0, slots, rule.final_state);
+  return rule.o;
+}
+
 }  // namespace
 
 at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, const at::Tensor& h,
@@ -209,6 +241,8 @@ at::Tensor gated_deltanet(const GatedDeltaNetWeights& w, const ModelConfig& c, c
   at::Tensor rule_o;
   if (ctx.decode != nullptr) {
     rule_o = decode_step(w, l, mixed, a, b, *state, ctx.decode->state_slots);
+  } else if (ctx.context != nullptr && state != nullptr) {
+    rule_o = continued_prefill(w, l, mixed, a, b, ctx, *state);
   } else {
     if (!ctx.delta_rule) throw Error("gated_deltanet: the forward has no delta-rule layout");
     if (state != nullptr) store_windows(mixed, *ctx.delta_rule, ctx.sequence_slots, state->conv);
