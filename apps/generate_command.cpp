@@ -283,7 +283,6 @@ int run_generate(const GenerateOptions& o) {
   if (o.n < 1) throw Error("--n must be >= 1");
   if (o.seed < 0) throw Error("--seed must be >= 0");
   if (o.batch_size < 1) throw Error("--batch-size must be >= 1");
-  if (o.threads < 0) throw Error("--threads must be >= 1 (or left out: all cores)");
   if (o.max_samples == 0 || o.max_samples < -1) {
     throw Error("--max-samples must be -1 (every row) or >= 1");
   }
@@ -398,7 +397,8 @@ Command add_generate_command(CLI::App& app) {
       ->default_val("cuda");
   cmd->add_option("--batch-size", o->batch_size, "prompts per generation batch")->default_val(64);
   cmd->add_option("--output", o->output, "JSONL file to write (default: stdout)");
-  cmd->add_option("--threads", o->threads, "CPU threads (default: all cores)");
+  cmd->add_option("--threads", o->threads, "CPU threads, >= 1 (default: all cores)")
+      ->check(CLI::Range(1, 4096));
   return {cmd, [o] { return run_generate(*o); }};
 }
 

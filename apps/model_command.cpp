@@ -303,7 +303,8 @@ Command add_model_command(CLI::App& app) {
                 "bfloat16, float16 or float32 (default: bfloat16 on cuda, float32 on cpu)");
   s->add_option("--device", so->device, "cuda (falls back to cpu without a GPU) or cpu");
   s->add_option("--max-batch-tokens", so->max_batch_tokens, "tokens per packed forward pass");
-  s->add_option("--threads", so->threads, "CPU threads (default: all cores)");
+  s->add_option("--threads", so->threads, "CPU threads, >= 1 (default: all cores)")
+      ->check(CLI::Range(1, 4096));
 
   auto io = std::make_shared<InitOptions>();
   CLI::App* i = cmd->add_subcommand("init", "write a random-init Hugging Face checkpoint");

@@ -116,6 +116,11 @@ out=$(gen --prompt hi --prompt "$(printf 'caf\xe9')" 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--prompt (the 2. one): invalid UTF-8 at byte 3" <<<"$out" || fail "invalid UTF-8 --prompt (exit $rc): $out"
 out=$(gen --prompt hi --seed -1 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--seed must be >= 0" <<<"$out" || fail "--seed -1 (exit $rc): $out"
+# --threads 0 was taken as "all cores": the count is 1 or more (left out: all cores).
+out=$("$VERLPP" generate --model "$work/ckpt" --device cpu --prompt hi --threads 0 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -qF -- "--threads: Value 0 not in range 1 to 4096" <<<"$out" || fail "--threads 0 (exit $rc): $out"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$data" --threads 0 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -qF -- "--threads: Value 0 not in range 1 to 4096" <<<"$out" || fail "model score --threads 0 (exit $rc): $out"
 # More rows than memory holds: an error before anything is allocated.
 out=$(gen --prompt hi --n 1000000000 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF -- "--batch-size 64 × --n 1000000000 rows of up to" <<<"$out" || fail "--n 10^9 (exit $rc): $out"
