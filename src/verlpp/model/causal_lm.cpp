@@ -277,6 +277,20 @@ CausalLM::CausalLM(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 namespace {
 
+// A note naming the checkpoint's tensors the model did not read (transformers warns about its
+// "unexpected keys" too): up to five names, then the count.
+void note_unread(const CheckpointReader& reader, const std::string& architecture) {
+  const std::vector<std::string> unread = reader.unread();
+  if (unread.empty()) return;
+  const size_t shown = std::min<size_t>(unread.size(), 5);
+  std::string names = fmt::format("{}", fmt::join(unread.begin(), unread.begin() + shown, ", "));
+  if (unread.size() > shown) names += fmt::format(" and {} more", unread.size() - shown);
+  log_note(
+      fmt::format("{}: {} tensor(s) of the checkpoint are not part of this {} model and were "
+                  "not read: {}",
+                  reader.dir(), unread.size(), architecture, names));
+}
+
 std::shared_ptr<CausalLM::Impl> empty_impl(const ModelConfig& config) {
   auto impl = std::make_shared<CausalLM::Impl>();
   impl->decoder = make_decoder(config);
@@ -298,8 +312,10 @@ CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
     impl->vision = std::make_unique<Qwen3_5Vision>(*impl->config().vision);
     impl->vision->load(CheckpointReader(dir), dtype, device);
   }
-  impl->decoder->weights().load(impl->open(dir), dtype, device,
+  const CheckpointReader reader = impl->open(dir);
+  impl->decoder->weights().load(reader, dtype, device,
                                 architecture_class(impl->config().architecture));
+  note_unread(reader, architecture_class(impl->config().architecture));
   impl->inv_freq = impl->inv_freq.to(device);
   return CausalLM(impl);
 }

@@ -88,7 +88,17 @@ const TensorInfo& CheckpointReader::info(const std::string& name) const {
 
 at::Tensor CheckpointReader::tensor(const std::string& name) const {
   const Location& at = location(name);
-  return files_[at.file]->tensor(at.stored);
+  at::Tensor t = files_[at.file]->tensor(at.stored);
+  read_.insert(name);
+  return t;
+}
+
+std::vector<std::string> CheckpointReader::unread() const {
+  std::vector<std::string> out;
+  for (const auto& [name, location] : where_) {
+    if (read_.count(name) == 0) out.push_back(name);
+  }
+  return out;
 }
 
 int64_t CheckpointReader::map_prefix(const std::string& from, const std::string& to,

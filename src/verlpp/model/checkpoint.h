@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,9 @@ class CheckpointReader {
   // Throw verlpp::Error "checkpoint DIR has no tensor 'NAME'" when absent.
   const TensorInfo& info(const std::string& name) const;
   at::Tensor tensor(const std::string& name) const;  // CPU, the stored dtype (see SafetensorsFile)
+  // The names (sorted) that no tensor() call has read so far: after a model is loaded, the
+  // checkpoint's tensors the model has no place for (transformers' "unexpected keys").
+  std::vector<std::string> unread() const;
 
   // A key mapping as transformers' conversion rules apply one (e.g. qwen3_5_text's PrefixChange):
   // every tensor named FROM... is seen as TO..., and the tensors whose names start with one of
@@ -45,6 +49,7 @@ class CheckpointReader {
   std::string dir_;
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
   std::map<std::string, Location> where_;  // tensor name as the model sees it
+  mutable std::set<std::string> read_;
 };
 
 // Writes `tensors` into `dir` (created if needed) as save_pretrained does: one model.safetensors

@@ -5,8 +5,12 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "model_fixture.h"
+#include "verlpp/model/checkpoint.h"
 
 namespace verlpp::model {
 namespace {
@@ -27,6 +31,30 @@ TEST(ModelErrors, MissingTensorIsNamed) {
   EXPECT_NE(load_error(dir).find("has no tensor 'model.layers.1.self_attn.k_proj.bias'"),
             std::string::npos)
       << load_error(dir);
+}
+
+// A tensor the model has no place for is not an error (transformers loads such checkpoints too),
+// but a note names it; a checkpoint the model reads whole gets no note.
+TEST(ModelErrors, TensorsTheModelDoesNotReadAreNoted) {
+  const std::string dir = broken_copy("extra", [](nlohmann::json&) {});
+  {
+    CheckpointReader reader(dir);
+    std::vector<std::pair<std::string, at::Tensor>> tensors;
+    for (const std::string& name : reader.names()) tensors.emplace_back(name, reader.tensor(name));
+    tensors.emplace_back("model.layers.0.mlp.extra_proj.weight", at::ones({2, 2}));
+    write_checkpoint(dir, tensors);
+  }
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(load_error(dir), "no error");
+  const std::string noted = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(noted.find("1 tensor(s) of the checkpoint are not part of this Qwen2ForCausalLM model "
+                       "and were not read: model.layers.0.mlp.extra_proj.weight"),
+            std::string::npos)
+      << noted;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(load_error(testing::checkpoint_dir("qwen2")), "no error");
+  const std::string quiet = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(quiet.find("not read"), std::string::npos) << quiet;
 }
 
 TEST(ModelErrors, ShapeMismatchIsNamed) {
