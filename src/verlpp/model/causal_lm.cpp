@@ -495,10 +495,7 @@ at::Tensor CausalLM::prefill(const at::Tensor& input_ids, const at::Tensor& posi
   impl_->add_delta_rule_layout(ctx, input_ids.size(0));
   std::optional<ContextKeys> keys;
   if (context != nullptr) {
-    int64_t conv_window = 0;
-    for (const LayerStateSpec& spec : generation_state()) {
-      if (spec.kind == LayerStateKind::linear_attention) conv_window = spec.conv_window;
-    }
+    const int64_t conv_window = ctx.delta_rule ? ctx.delta_rule->conv_window : 0;
     keys = context_keys(*context, ctx.layout, images != nullptr, conv_window, dev);
   }
   if (keys) ctx.context = &*keys;

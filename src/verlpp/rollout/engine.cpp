@@ -15,6 +15,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/core/host_copy.h"
+#include "verlpp/rollout/block_pool.h"
 #include "verlpp/rollout/kv_cache.h"
 #include "verlpp/rollout/kv_cache_manager.h"
 #include "verlpp/rollout/model_runner.h"
@@ -28,17 +29,13 @@ namespace {
 
 constexpr int64_t kBlockSize = 16;
 
-// A prefix-cache key for prompt positions: 0 for the usual 0, 1, 2, ..., else an FNV-1a hash of
-// them (equal tokens at other positions have other keys and values).
+// A prefix-cache key for prompt positions: 0 for the usual 0, 1, 2, ..., else their hash
+// (hash_block's; equal tokens at other positions have other keys and values).
 std::uint64_t positions_key(const std::vector<int64_t>& positions) {
-  bool standard = true;
-  for (size_t i = 0; i < positions.size() && standard; ++i) {
-    standard = positions[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] != static_cast<int64_t>(i)) return hash_block(0, positions, 0).value;
   }
-  if (standard) return 0;
-  std::uint64_t h = 14695981039346656037ull;
-  for (const int64_t p : positions) h = (h ^ static_cast<std::uint64_t>(p)) * 1099511628211ull;
-  return h;
+  return 0;
 }
 
 // One request per row: its real prompt tokens and positions; rows repeating an earlier row's

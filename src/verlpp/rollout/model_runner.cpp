@@ -83,10 +83,14 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
   const std::optional<model::ImageInputs> images = prefill_images(scheduler, chunks);
   const at::Tensor position_ids =
       images ? mrope_streams(scheduler, chunks, positions).to(dev) : device_tensor(positions, dev);
-  context.key_rows = device_tensor(key_rows, dev);
-  const at::Tensor hidden = model.prefill(
-      device_tensor(ids, dev), position_ids, at::tensor(cu, at::kLong), device_tensor(rows, dev),
-      device_tensor(slots, dev), cache.view(), images ? &*images : nullptr, &context);
+  // The cached tokens' keys only when some chunk has them (most steps prefill whole prompts).
+  const bool continues = std::any_of(chunks.begin(), chunks.end(),
+                                     [](const ScheduledChunk& c) { return c.start > 0; });
+  if (continues) context.key_rows = device_tensor(key_rows, dev);
+  const at::Tensor hidden =
+      model.prefill(device_tensor(ids, dev), position_ids, at::tensor(cu, at::kLong),
+                    device_tensor(rows, dev), device_tensor(slots, dev), cache.view(),
+                    images ? &*images : nullptr, continues ? &context : nullptr);
   return hidden.index_select(0, device_tensor(last, dev));
 }
 

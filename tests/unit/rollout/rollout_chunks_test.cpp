@@ -30,14 +30,7 @@ std::vector<std::vector<int64_t>> prompts_sharing_a_block() {
   return {a, b, c};
 }
 
-SamplingParams greedy() {
-  SamplingParams p;
-  p.do_sample = false;
-  p.temperature = 0.0;
-  p.max_response_length = kR;
-  p.pad_token_id = kPad;
-  return p;
-}
+SamplingParams greedy() { return testing::greedy_params(kR, kPad); }
 
 bool has_linear_attention(const model::CausalLM& m) {
   for (const model::LayerStateSpec& spec : m.generation_state()) {

@@ -25,14 +25,7 @@ const std::vector<std::vector<int64_t>> kPrompts = {
 constexpr int64_t kP = 9;    // prompt_length (>= the longest prompt: left padding in every row)
 constexpr int64_t kPad = 0;  // pad id
 
-SamplingParams greedy(int64_t R) {
-  SamplingParams p;
-  p.do_sample = false;
-  p.temperature = 0.0;
-  p.max_response_length = R;
-  p.pad_token_id = kPad;
-  return p;
-}
+SamplingParams greedy(int64_t R) { return testing::greedy_params(R, kPad); }
 
 // Each row's reference continuation cut after the first token in `eos` (kept), then padded.
 std::vector<int64_t> cut_at_eos(std::vector<int64_t> tokens, const std::vector<int32_t>& eos,

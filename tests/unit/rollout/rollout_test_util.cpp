@@ -48,4 +48,13 @@ std::vector<int64_t> row(const at::Tensor& t, int64_t r) {
   return {x.data_ptr<int64_t>(), x.data_ptr<int64_t>() + x.numel()};
 }
 
+SamplingParams greedy_params(int64_t response_length, int64_t pad) {
+  SamplingParams p;
+  p.do_sample = false;
+  p.temperature = 0.0;
+  p.max_response_length = response_length;
+  p.pad_token_id = static_cast<std::int32_t>(pad);
+  return p;
+}
+
 }  // namespace verlpp::rollout::testing

@@ -11,6 +11,7 @@
 
 #include "verlpp/data/batch.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/sampling_params.h"
 
 namespace verlpp::rollout::testing {
 
@@ -27,5 +28,9 @@ std::vector<int64_t> greedy_by_recomputation(const model::CausalLM& m,
                                              const std::vector<int64_t>& prompt, int64_t steps);
 
 std::vector<int64_t> row(const at::Tensor& t, int64_t r);
+
+// Greedy decoding (log-probs at temperature 1) of up to `response_length` tokens, padded with
+// `pad`.
+SamplingParams greedy_params(int64_t response_length, int64_t pad);
 
 }  // namespace verlpp::rollout::testing

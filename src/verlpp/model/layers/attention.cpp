@@ -53,21 +53,24 @@ at::Tensor eager_attention(const at::Tensor& q, const at::Tensor& k, const at::T
   return at::matmul(probs, vr);
 }
 
+// Query i of sequence s (packed by `queries`) attends to its keys (packed by `keys`) up to
+// position keys_s - queries_s + i: plain causal attention when both layouts are the same, a
+// continued prefill (causal_attention_with_context) otherwise.
 at::Tensor packed_eager(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                        const SequenceLayout& layout, double scale) {
+                        const SequenceLayout& queries, const SequenceLayout& keys, double scale) {
   std::vector<at::Tensor> outs;
-  outs.reserve(layout.lengths.size());
+  outs.reserve(queries.lengths.size());
   const auto bool_options = at::TensorOptions().dtype(at::kBool).device(q.device());
-  for (size_t s = 0; s < layout.lengths.size(); ++s) {
-    const int64_t start = layout.starts[s];
-    const int64_t len = layout.lengths[s];
-    if (len == 0) continue;
-    auto heads_first = [&](const at::Tensor& t) {
+  for (size_t s = 0; s < queries.lengths.size(); ++s) {
+    const int64_t nq = queries.lengths[s], nk = keys.lengths[s];
+    if (nq == 0) continue;
+    auto heads_first = [](const at::Tensor& t, int64_t start, int64_t len) {
       return t.narrow(0, start, len).transpose(0, 1).unsqueeze(0);
     };
-    const at::Tensor causal = at::ones({len, len}, bool_options).tril().view({1, 1, len, len});
+    const at::Tensor allowed = at::ones({nq, nk}, bool_options).tril(nk - nq).view({1, 1, nq, nk});
     const at::Tensor o =
-        eager_attention(heads_first(q), heads_first(k), heads_first(v), causal, scale);
+        eager_attention(heads_first(q, queries.starts[s], nq), heads_first(k, keys.starts[s], nk),
+                        heads_first(v, keys.starts[s], nk), allowed, scale);
     outs.push_back(o.squeeze(0).transpose(0, 1));
   }
   return at::cat(outs, 0);
@@ -102,7 +105,7 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
   if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
     return compat::flash_attention_varlen(q, k, v, layout.cu_seqlens, layout.max_seqlen, scale);
   }
-  return packed_eager(q, k, v, layout, scale);
+  return packed_eager(q, k, v, layout, layout, scale);
 }
 
 at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& k,
@@ -124,22 +127,7 @@ at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& 
     return compat::flash_attention_varlen(q, k, v, queries.cu_seqlens, keys.cu_seqlens,
                                           queries.max_seqlen, keys.max_seqlen, scale);
   }
-  std::vector<at::Tensor> outs;
-  const auto bool_options = at::TensorOptions().dtype(at::kBool).device(q.device());
-  for (size_t s = 0; s < S; ++s) {
-    const int64_t nq = queries.lengths[s], nk = keys.lengths[s];
-    if (nq == 0) continue;
-    auto heads_first = [](const at::Tensor& t, int64_t start, int64_t len) {
-      return t.narrow(0, start, len).transpose(0, 1).unsqueeze(0);
-    };
-    // Query i sits at key position nk - nq + i: keys up to there (a lower-right causal mask).
-    const at::Tensor allowed = at::ones({nq, nk}, bool_options).tril(nk - nq).view({1, 1, nq, nk});
-    const at::Tensor o =
-        eager_attention(heads_first(q, queries.starts[s], nq), heads_first(k, keys.starts[s], nk),
-                        heads_first(v, keys.starts[s], nk), allowed, scale);
-    outs.push_back(o.squeeze(0).transpose(0, 1));
-  }
-  return at::cat(outs, 0);
+  return packed_eager(q, k, v, queries, keys, scale);
 }
 
 namespace {
