@@ -86,7 +86,14 @@ void exactly_one(const std::string& section, const std::string& global_key, bool
   }
 }
 
+// True when the batch counts the batch checks divide are >= 1 (check_numbers reports them
+// otherwise; a fix derived from a count below 1 would be nonsense).
+bool batch_counts_valid(const Config& c) {
+  return c.data.train_batch_size >= 1 && c.rollout.n >= 1;
+}
+
 void check_batches(const Config& c, const Layout& layout, Findings& out) {
+  const bool counts_valid = batch_counts_valid(c);
   const std::int64_t n_gpus = layout.world;
   const std::int64_t samples = c.data.train_batch_size * c.rollout.n;
   const ActorConfig& a = c.actor;
@@ -99,7 +106,7 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
       why = fmt::format("megatron dp {} × ppo_micro_batch_size_per_gpu {}",
                         layout.actor_megatron->dp, *a.ppo_micro_batch_size_per_gpu);
     }
-    if (minimal > 0 && samples % minimal != 0) {
+    if (counts_valid && minimal > 0 && samples % minimal != 0) {
       add_error(out, "data.train_batch_size",
                 fmt::format(
                     "train_batch_size {} × rollout.n {} = {} samples are not divisible by {} = {}",
@@ -109,7 +116,7 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
     }
     exactly_one(kActor, "ppo_micro_batch_size", a.ppo_micro_batch_size.has_value(),
                 "ppo_micro_batch_size_per_gpu", a.ppo_micro_batch_size_per_gpu.has_value(), out);
-    if (c.data.train_batch_size < a.ppo_mini_batch_size) {
+    if (counts_valid && c.data.train_batch_size < a.ppo_mini_batch_size) {
       add_error(out, kActor + ".ppo_mini_batch_size",
                 fmt::format("ppo_mini_batch_size {} is larger than data.train_batch_size {}",
                             a.ppo_mini_batch_size, c.data.train_batch_size),
@@ -132,6 +139,7 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
   }
   const std::int64_t mini = a.ppo_mini_batch_size * c.rollout.n;
   const std::int64_t dp = layout.actor_dp;
+  if (c.rollout.n < 1) return;  // reported by check_numbers
   if (dp > 0 && mini % dp != 0) {
     add_error(out, kActor + ".ppo_mini_batch_size",
               fmt::format("ppo_mini_batch_size {} × rollout.n {} = {} samples do not split over "
@@ -271,7 +279,7 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
       }
     }
   }
-  if (c.data.train_batch_size < cr.ppo_mini_batch_size) {
+  if (batch_counts_valid(c) && c.data.train_batch_size < cr.ppo_mini_batch_size) {
     add_error(out, "critic.ppo_mini_batch_size",
               fmt::format("critic ppo_mini_batch_size {} is larger than data.train_batch_size {}",
                           cr.ppo_mini_batch_size, c.data.train_batch_size),

@@ -13,6 +13,17 @@
 namespace verlpp::data {
 namespace {
 
+// tokenizer.encode(text) of the row at `origin`: its errors (a character the vocabulary lacks and
+// no unk_token) name the row.
+std::vector<std::int32_t> encode_row(const tokenizer::Tokenizer& tokenizer, const std::string& text,
+                                     const RowOrigin& origin) {
+  try {
+    return tokenizer.encode(text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", origin.describe(), e.what()));
+  }
+}
+
 std::string column_list(const Row& row) {
   std::string keys;
   for (const auto& [key, value] : row.items()) keys += (keys.empty() ? "" : ", ") + key;
@@ -157,7 +168,15 @@ std::string RLHFDataset::prompt_text(std::int64_t index) const {
 std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
   std::vector<std::string> texts;
   for (std::int64_t i = 0; i < size(); ++i) texts.push_back(prompt_text(i));
-  const auto encoded = tokenizer_.encode_batch(texts);
+  std::vector<std::vector<std::int32_t>> encoded;
+  try {
+    encoded = tokenizer_.encode_batch(texts);
+  } catch (const Error&) {
+    for (std::int64_t i = 0; i < size(); ++i) {
+      encode_row(tokenizer_, texts[static_cast<std::size_t>(i)], origin(i));
+    }
+    throw;
+  }
   std::vector<std::int64_t> lengths;
   for (std::int64_t i = 0; i < size(); ++i) {
     auto length = static_cast<std::int64_t>(encoded[static_cast<std::size_t>(i)].size());
@@ -173,7 +192,7 @@ std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
 
 RLHFDataset::EncodedRow RLHFDataset::encode(std::int64_t index) const {
   EncodedRow out;
-  out.ids = tokenizer_.encode(prompt_text(index));
+  out.ids = encode_row(tokenizer_, prompt_text(index), origin(index));
   const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
   if (refs.empty()) {
     if (has_images() && std::count(out.ids.begin(), out.ids.end(), image_pad_id_) > 0) {

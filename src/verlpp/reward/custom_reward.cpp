@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 
 #include "verlpp/core/error.h"
 
@@ -28,7 +29,9 @@ CustomRewardFunction::CustomRewardFunction(const std::string& path, const std::s
         "src/verlpp/reward/verlpp_reward_abi.h)",
         path));
   }
-  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // verl's path is a file (from the working directory); dlopen would search the library path for
+  // a name without '/', so the path is made absolute first.
+  handle_ = dlopen(std::filesystem::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     throw Error(fmt::format("reward.custom_reward_function.path: cannot load '{}': {}", path,
                             last_dl_error()));

@@ -270,6 +270,27 @@ TEST(ValidateBatch, MiniBatchLargerThanTrainBatch) {
   EXPECT_TRUE(contains(errors[0].message, "64")) << errors[0].message;
 }
 
+// A count below 1 is one error naming it, not also a divisibility error or a fix that sets the
+// mini-batch to the same bad count.
+TEST(ValidateBatch, TrainBatchBelowOneIsOneError) {
+  for (const std::string& bad : std::vector<std::string>{
+           "data.train_batch_size=-1", "data.train_batch_size=0", kRollout + ".n=0"}) {
+    const Checked c =
+        check(grpo({bad, "algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2",
+                    "critic.ppo_mini_batch_size=16"}));
+    const std::string key = bad.substr(0, bad.find('='));
+    const auto errors = errors_with_key(c.findings, key);
+    ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+    EXPECT_TRUE(contains(errors[0].message, "must be >= 1")) << errors[0].message;
+    EXPECT_FALSE(has_error_under(c.findings, kActor + ".ppo_mini_batch_size"))
+        << describe(c.findings);
+    EXPECT_FALSE(has_error_under(c.findings, "critic.ppo_mini_batch_size")) << describe(c.findings);
+    if (key != "data.train_batch_size") {
+      EXPECT_FALSE(has_error(c.findings, "data.train_batch_size")) << describe(c.findings);
+    }
+  }
+}
+
 TEST(ValidateBatch, MiniBatchSamplesNotDivisibleByDp) {
   // 3 × n 4 = 12 samples over dp 8: 12 % 8 = 4.
   const Checked c = check(grpo({kActor + ".ppo_mini_batch_size=3"}));

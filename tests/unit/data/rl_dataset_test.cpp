@@ -7,6 +7,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
+
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
 
@@ -137,6 +140,50 @@ TEST(RLHFDataset, MissingPromptKeyNamesTheColumns) {
   auto config = config_for(file, 16);
   config.prompt_key = "question";  // a string, not chat messages
   EXPECT_THROW(RLHFDataset(config, qwen3()), Error);
+}
+
+// A character tokenizer without unk_token (a=0 b=1, <u>=2 <a>=3), template <u>{user}<a>: every
+// other character is missing from its vocabulary.
+tokenizer::Tokenizer two_letter_tokenizer(const TempDir& dir) {
+  nlohmann::json added = nlohmann::json::array();
+  added.push_back({{"id", 2}, {"content", "<u>"}, {"special", true}, {"normalized", false}});
+  added.push_back({{"id", 3}, {"content", "<a>"}, {"special", true}, {"normalized", false}});
+  const nlohmann::json tok = {
+      {"added_tokens", added},
+      {"model",
+       {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 1}}}, {"merges", nlohmann::json::array()}}}};
+  const nlohmann::json config = {{"pad_token", "<u>"},
+                                 {"chat_template",
+                                  "{% for m in messages %}<u>{{ m.content }}{% endfor %}"
+                                  "{% if add_generation_prompt %}<a>{% endif %}"}};
+  dir.file("tokenizer.json", tok.dump());
+  dir.file("tokenizer_config.json", config.dump());
+  return tokenizer::Tokenizer::from_directory(dir.path());
+}
+
+TEST(RLHFDataset, CharactersTheVocabularyLacksNameTheRow) {
+  TempDir dir;
+  const auto tok = two_letter_tokenizer(dir);
+  const std::string file = dir.file("p.jsonl", R"({"prompt": [{"role": "user", "content": "ab"}]})"
+                                               "\n"
+                                               R"({"prompt": [{"role": "user", "content": "a?"}]})"
+                                               "\n");
+  const auto expect_row_2 = [&](const std::function<void()>& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(file + " line 2: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'?' is not in the vocabulary"), std::string::npos)
+          << e.what();
+    }
+  };
+  auto config = config_for(file, 16);
+  config.shuffle = false;
+  const RLHFDataset dataset(config, tok);
+  expect_row_2([&] { dataset.collate({1}); });
+  config.filter_overlong_prompts = true;  // every prompt encoded while the dataset is built
+  expect_row_2([&] { RLHFDataset(config, tok); });
 }
 
 }  // namespace

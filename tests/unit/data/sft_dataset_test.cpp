@@ -116,6 +116,19 @@ TEST(SftDataset, BadRowsAreNamed) {
   EXPECT_NE(error_of({{"messages", "x"}}).find("non-empty list of chat messages"),
             std::string::npos);
   EXPECT_NE(error_of(messages({{"user", "ab"}})).find("nothing to learn"), std::string::npos);
+  // Characters the vocabulary lacks (and no unk_token), in a multi-turn and a single-turn row.
+  const std::string lacking = error_of(messages({{"user", "ab"}, {"assistant", "az"}}));
+  EXPECT_EQ(lacking.rfind("t.jsonl line 2: ", 0), 0u) << lacking;
+  EXPECT_NE(lacking.find("'z' is not in the vocabulary"), std::string::npos) << lacking;
+  SftDatasetConfig single;
+  single.prompt_key = "q";
+  single.response_key = "r";
+  try {
+    encode_sft_row({{"q", "ab"}, {"r", "a!"}}, single, tok, "t.jsonl line 3");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("t.jsonl line 3: ", 0), 0u) << e.what();
+  }
 }
 
 TEST(SftDataset, ReadsFilesAndLimitsSamples) {

@@ -2,6 +2,7 @@
 // (custom_reward_lib.c).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -104,6 +105,21 @@ TEST(CustomReward, NamedRewardsBecomeExtraInfoAlikeForEveryRow) {
       EXPECT_NE(std::string(e.what()).find("reward row 1"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(CustomReward, APathWithoutFolderIsAFileInTheWorkingDirectory) {
+  const std::filesystem::path library(CUSTOM_REWARD_LIB);
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(library.parent_path());
+  std::string outcome;
+  try {
+    const Scorer scorer(custom(library.filename().string(), "exact_match"));
+    outcome = std::to_string(scorer("any/source", "42", "42", nlohmann::json::object()).score);
+  } catch (const Error& e) {
+    outcome = e.what();
+  }
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(outcome, std::to_string(1.0));
 }
 
 TEST(CustomReward, BadLibrariesAreClearErrors) {
