@@ -8,7 +8,8 @@
 # max_num_batched_tokens 8192, chunked prefill), the GRPO-shaped rollout (64 GSM8K prompts x n 8,
 # stopping at any of 500 end ids, up to 1,024 tokens) four ways (static without prefix sharing,
 # static, engine, engine with 8192 tokens a step) and under max_num_seqs 128 (static chunks,
-# engine, engine with 8192), and with
+# engine, engine with 8192), the decode attention kernel alone against the same call's summed read
+# of the same bytes (verlpp_decode_attention_bench at mean lengths 512, 1,024 and 2,048), and with
 # PROFILE_ROLLOUT=1 the kernel profile of one 256 x 512 -> 256 engine call. HF=0 skips
 # transformers, GRPO=0 the GRPO-shaped runs. Results also in $OUT/results.txt.
 set -uo pipefail
@@ -19,7 +20,8 @@ prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)');$EXTRA
 { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVERLPP_BUILD_BENCH=ON \
     -DCMAKE_PREFIX_PATH="$prefix" &&
   timeout 320 cmake --build build -j 16 --target verlpp_model_tests verlpp_rollout_tests \
-    verlpp_rollout_bench verlpp_rollout_profile; } > "$OUT/build.log" 2>&1 ||
+    verlpp_rollout_bench verlpp_rollout_profile \
+    verlpp_decode_attention_bench; } > "$OUT/build.log" 2>&1 ||
   { echo "build failed"; grep -E "error" -A3 "$OUT/build.log" | head -40; }
 echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
 {
@@ -30,6 +32,9 @@ echo "build took $((SECONDS - start)) s" | tee "$OUT/results.txt"
   timeout 150 build/tests/unit/rollout/verlpp_rollout_tests --gtest_filter='-*Checkpoint*' \
     > "$OUT/rollout_tests.log" 2>&1
   echo "rollout tests rc=$?"; grep -E "^\[  (FAILED|PASSED) |Failure" "$OUT/rollout_tests.log" | head -20
+  for length in 512 1024 2048; do
+    timeout 60 build/bench/verlpp_decode_attention_bench --length $length 2>&1 | tail -1
+  done
   base=()
   if [ "${HF:-1}" = 1 ]; then
     timeout 200 python3 bench/baselines/rollout_generate_hf.py --output "$OUT/hf.json" > "$OUT/hf.log" 2>&1

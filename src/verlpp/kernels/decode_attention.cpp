@@ -37,8 +37,8 @@ int multiprocessors(int device) {
   return count;
 }
 
-// Splits of the keys: enough blocks to give every multiprocessor about 8 (the kernel's registers
-// allow that many resident), but no split shorter than 128 keys.
+// Splits of the keys: enough blocks to give every multiprocessor about 8, but no split shorter
+// than 128 keys.
 int choose_splits(int64_t blocks, int64_t max_length, int device) {
   const int64_t target = 8 * static_cast<int64_t>(multiprocessors(device));
   const int64_t wanted = (target + blocks - 1) / blocks;
