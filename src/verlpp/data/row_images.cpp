@@ -11,6 +11,7 @@
 #include <span>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/data/image_decode.h"
 
 namespace verlpp::data {
@@ -50,12 +51,12 @@ constexpr std::uintmax_t kMaxImageFileBytes = 1ULL << 30;
 // The bytes of a regular file (not a folder, device or pipe, which would fail, never end or
 // block), an error naming the row, the image and the OS's reason.
 std::string read_file(const std::filesystem::path& path, const RowOrigin& origin, std::size_t k) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    throw Error(
-        fmt::format("{}: image {}: {} is not a regular file", origin.describe(), k, path.string()));
+  try {
+    require_regular_file(path.string(), "image file");
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: image {}: {}", origin.describe(), k, e.what()));
   }
+  std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxImageFileBytes) {
     throw Error(
