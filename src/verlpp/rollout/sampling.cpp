@@ -48,6 +48,11 @@ at::Tensor inverse_cdf_draw(const at::Tensor& probs, const at::Tensor& uniforms)
       .squeeze(-1);
 }
 
+// Whether top_k keeps fewer than the `vocab` entries.
+bool top_k_truncates(const SamplerSettings& settings, int64_t vocab) {
+  return settings.top_k > 0 && settings.top_k < vocab;
+}
+
 }  // namespace
 
 at::Tensor row_uniforms(std::uint64_t seed, const at::Tensor& row_ids, std::int64_t step) {
@@ -71,7 +76,7 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
   const double inf = std::numeric_limits<double>::infinity();
   at::Tensor scaled = logits.to(at::kFloat) / settings.temperature;
   const int64_t V = scaled.size(-1);
-  if (settings.top_k > 0 && settings.top_k < V) {
+  if (top_k_truncates(settings, V)) {
     const at::Tensor kth =
         std::get<0>(scaled.topk(settings.top_k, -1)).narrow(-1, settings.top_k - 1, 1);
     scaled = scaled.masked_fill(scaled.lt(kth), -inf);
@@ -89,8 +94,7 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
                             const at::Tensor& uniforms) {
   check(settings);
-  const bool truncated =
-      (settings.top_k > 0 && settings.top_k < logits.size(-1)) || settings.top_p < 1.0;
+  const bool truncated = top_k_truncates(settings, logits.size(-1)) || settings.top_p < 1.0;
   if (!settings.greedy && !truncated) {
     const at::Tensor u = uniforms.to(logits.device(), at::kDouble).contiguous();
     if (kernels::can_sample_tokens(logits, u)) {
