@@ -102,6 +102,17 @@ void vision_tokens(const std::string& tokenizer_dir, model::VisionConfig& v) {
   v.vision_end_token_id = id("<|vision_end|>");
 }
 
+// The model's embedding rows must hold every id of the tokenizer it is saved with (a prompt token
+// beyond them could not be embedded).
+void require_vocabulary_holds(const std::string& tokenizer_dir, int64_t vocab_size) {
+  const std::int32_t ids = tokenizer::Tokenizer::from_directory(tokenizer_dir).vocab_size();
+  if (ids > vocab_size) {
+    throw Error(fmt::format(
+        "--vocab-size {} is smaller than the {} token ids of --tokenizer {} (ids 0..{}); raise it",
+        vocab_size, ids, tokenizer_dir, ids - 1));
+  }
+}
+
 // A vision-language checkpoint (Qwen3.5's *ForConditionalGeneration layout): the tower of
 // --vision-*, the image tokens of the tokenizer, M-RoPE sections over the rotary frequencies in
 // Qwen3.5's proportions (t and h take the remainder first: 32 -> 11, 11, 10).
@@ -233,6 +244,7 @@ int run_init(InitOptions o, const CLI::App& cmd) {
   if (!std::isfinite(o.initializer_range) || o.initializer_range <= 0) {
     throw Error("--initializer-range must be a finite number > 0");
   }
+  if (!o.tokenizer.empty()) require_vocabulary_holds(o.tokenizer, c.vocab_size);
   const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
   require_memory_for(c, dtype);
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);

@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/tok"
-echo '{"model": {}}' > "$work/tok/tokenizer.json"
+echo '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}}' > "$work/tok/tokenizer.json"
 out=$("$VERLPP" model init --arch qwen3 --hidden-size 32 --intermediate-size 64 --num-hidden-layers 2 \
       --num-attention-heads 4 --num-key-value-heads 2 --vocab-size 50 --tokenizer "$work/tok" \
       --output "$work/ckpt" 2>&1); rc=$?
@@ -81,5 +81,8 @@ bad_init "'rms_norm_eps' must be a finite number > 0, got -1" "${small[@]}" --hi
 bad_init "'rope_theta' must be a finite number > 0, got 0" "${small[@]}" --hidden-size 32 --rope-theta 0
 bad_init "--initializer-range must be a finite number > 0" "${small[@]}" --hidden-size 32 --initializer-range nan
 bad_init "more than this machine's" --hidden-size 16384 --intermediate-size 1048576 --num-hidden-layers 4096
+# A vocabulary that cannot embed the tokenizer's ids (prompts would fail only when generating).
+bad_init "--vocab-size 64 is smaller than the 151669 token ids of --tokenizer tests/fixtures/tokenizers/qwen3 (ids 0..151668); raise it" \
+  "${small[@]}" --hidden-size 32 --tokenizer tests/fixtures/tokenizers/qwen3
 [ -e "$work/bad" ] && fail "a refused model init wrote $work/bad"
 exit $((failures > 0))
