@@ -10,6 +10,7 @@
 #include <csetjmp>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "verlpp/core/error.h"
 
@@ -82,10 +83,18 @@ struct PngLayout {
   int color_type = 0, bit_depth = 0;
   std::size_t row_bytes = 0;
   int channels = 0;
+  // 16-bit grey (Pillow's "I;16"): samples left at 16 bits, big-endian, one channel; to_rgb's
+  // convert("RGB") clips them to 255 (Pillow's I16_RGB).
+  bool grey16 = false;
+  // RGBA after the transforms: RGB + alpha PNGs and 16-bit grey + alpha (Pillow opens that as
+  // "RGBA" from the high bytes), composited onto white by to_rgb. 8-bit grey + alpha opens as
+  // "LA", whose convert("RGB") drops the alpha instead.
+  bool composite = false;
 };
 
-// Reads the header and sets the transforms: 8-bit samples, palette and low-depth grey expanded,
-// grey replicated to RGB, tRNS ignored. Returns false (message in `error`) on a libpng error.
+// Reads the header and sets the transforms: 8-bit samples (but 16-bit grey), palette and
+// low-depth grey expanded, grey replicated to RGB, tRNS ignored. Returns false (message in
+// `error`) on a libpng error.
 bool png_read_layout(png_structp png, png_infop info, PngLayout* layout, CodecError* error) {
   if (setjmp(error->jump)) return false;
   png_read_info(png, info);
@@ -96,17 +105,17 @@ bool png_read_layout(png_structp png, png_infop info, PngLayout* layout, CodecEr
   }
   layout->color_type = png_get_color_type(png, info);
   layout->bit_depth = png_get_bit_depth(png, info);
-  if (layout->bit_depth == 16 && (layout->color_type & PNG_COLOR_MASK_COLOR) == 0) {
-    std::snprintf(error->message, sizeof(error->message),
-                  "16-bit grey PNGs are not supported (convert the image to 8 bits)");
-    return false;
-  }
-  if (layout->bit_depth == 16) png_set_strip_16(png);
+  layout->grey16 = layout->bit_depth == 16 && layout->color_type == PNG_COLOR_TYPE_GRAY;
+  layout->composite = layout->color_type == PNG_COLOR_TYPE_RGB_ALPHA ||
+                      (layout->color_type == PNG_COLOR_TYPE_GRAY_ALPHA && layout->bit_depth == 16);
+  if (layout->bit_depth == 16 && !layout->grey16) png_set_strip_16(png);
   if (layout->color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (layout->color_type == PNG_COLOR_TYPE_GRAY && layout->bit_depth < 8) {
     png_set_expand_gray_1_2_4_to_8(png);
   }
-  if ((layout->color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+  if ((layout->color_type & PNG_COLOR_MASK_COLOR) == 0 && !layout->grey16) {
+    png_set_gray_to_rgb(png);
+  }
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
   layout->row_bytes = png_get_rowbytes(png, info);
@@ -141,17 +150,22 @@ RgbImage decode_png(std::span<const std::uint8_t> bytes, std::string_view where)
   }
   png_destroy_read_struct(&png, &info, nullptr);
   if (!ok) throw Error(fmt::format("{}: cannot decode the PNG image: {}", where, error.message));
-  // After the transforms: RGB (3 channels), RGB + alpha (4: RGBA composited onto white; grey +
-  // alpha, now RGB + alpha, has its alpha dropped as convert("RGB") does).
-  const bool composite = layout.color_type == PNG_COLOR_TYPE_RGB_ALPHA;
+  // After the transforms: RGB (3 channels), RGB + alpha (4: composited onto white, or the alpha
+  // dropped), or 16-bit grey (2 bytes a pixel).
   RgbImage image{static_cast<int>(layout.width), static_cast<int>(layout.height), {}};
   image.pixels.resize(static_cast<std::size_t>(layout.width) * layout.height * 3);
-  std::size_t out = 0;
+  std::uint8_t* out = image.pixels.data();
   for (png_uint_32 y = 0; y < layout.height; ++y) {
     const std::uint8_t* row = rows[y];
-    for (png_uint_32 x = 0; x < layout.width; ++x, row += layout.channels) {
+    for (png_uint_32 x = 0; x < layout.width; ++x, out += 3) {
+      if (layout.grey16) {
+        const std::uint8_t* sample = row + 2 * x;
+        out[0] = out[1] = out[2] = sample[0] == 0 ? sample[1] : 255;
+        continue;
+      }
+      const std::uint8_t* pixel = row + static_cast<std::size_t>(x) * layout.channels;
       for (int c = 0; c < 3; ++c) {
-        image.pixels[out++] = composite ? over_white(row[c], row[3]) : row[c];
+        out[c] = layout.composite ? over_white(pixel[c], pixel[3]) : pixel[c];
       }
     }
   }
@@ -188,25 +202,42 @@ bool jpeg_read_layout(jpeg_decompress_struct* cinfo, std::span<const std::uint8_
                           sizeof(error->codec.message))) {
     return false;
   }
-  if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
-    std::snprintf(error->codec.message, sizeof(error->codec.message),
-                  "CMYK JPEGs are not supported (convert the image to RGB)");
-    return false;
-  }
-  cinfo->out_color_space = JCS_RGB;
+  const bool cmyk = cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK;
+  cinfo->out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
   jpeg_start_decompress(cinfo);
   return true;
 }
 
+// Reads the decoded samples (output_components a pixel) into `pixels`.
 bool jpeg_read_pixels(jpeg_decompress_struct* cinfo, std::uint8_t* pixels, JpegError* error) {
   if (setjmp(error->codec.jump)) return false;
-  const std::size_t stride = static_cast<std::size_t>(cinfo->output_width) * 3;
+  const std::size_t stride = static_cast<std::size_t>(cinfo->output_width) *
+                             static_cast<std::size_t>(cinfo->output_components);
   while (cinfo->output_scanline < cinfo->output_height) {
     JSAMPROW row = pixels + cinfo->output_scanline * stride;
     jpeg_read_scanlines(cinfo, &row, 1);
   }
   jpeg_finish_decompress(cinfo);
   return true;
+}
+
+// Pillow's CMYK to RGB for a JPEG's samples. Pillow reads every four-component JPEG as inverted
+// CMYK ("CMYK;I", Photoshop's convention, whatever the markers say), then converts as Convert.c's
+// cmyk2rgb: with nk = 255 - k, each channel is nk - MULDIV255(c, nk), where MULDIV255(a, b) =
+// (t + (t >> 8)) >> 8 for t = a b + 128.
+std::vector<std::uint8_t> inverted_cmyk_to_rgb(const std::vector<std::uint8_t>& samples) {
+  std::vector<std::uint8_t> rgb(samples.size() / 4 * 3);
+  const auto muldiv255 = [](unsigned a, unsigned b) {
+    const unsigned t = a * b + 128u;
+    return (t + (t >> 8)) >> 8;
+  };
+  for (std::size_t i = 0, o = 0; i < samples.size(); i += 4, o += 3) {
+    const unsigned nk = samples[i + 3];  // 255 - k, k = 255 - sample
+    for (std::size_t c = 0; c < 3; ++c) {
+      rgb[o + c] = static_cast<std::uint8_t>(nk - muldiv255(255u - samples[i + c], nk));
+    }
+  }
+  return rgb;
 }
 
 RgbImage decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view where) {
@@ -217,17 +248,21 @@ RgbImage decode_jpeg(std::span<const std::uint8_t> bytes, std::string_view where
   error.manager.emit_message = jpeg_warning_handler;
   jpeg_create_decompress(&cinfo);
   RgbImage image;
+  bool cmyk = false;
   bool ok = jpeg_read_layout(&cinfo, bytes, &error);
   if (ok) {
     image.width = static_cast<int>(cinfo.output_width);
     image.height = static_cast<int>(cinfo.output_height);
-    image.pixels.resize(static_cast<std::size_t>(image.width) * image.height * 3);
+    cmyk = cinfo.out_color_space == JCS_CMYK;
+    image.pixels.resize(static_cast<std::size_t>(image.width) * image.height *
+                        static_cast<std::size_t>(cinfo.output_components));
     ok = jpeg_read_pixels(&cinfo, image.pixels.data(), &error);
   }
   jpeg_destroy_decompress(&cinfo);
   if (!ok) {
     throw Error(fmt::format("{}: cannot decode the JPEG image: {}", where, error.codec.message));
   }
+  if (cmyk) image.pixels = inverted_cmyk_to_rgb(image.pixels);
   return image;
 }
 

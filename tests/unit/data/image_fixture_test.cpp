@@ -68,6 +68,22 @@ TEST_F(ImageFixture, DecodeMatchesPillowAndToRgb) {
   }
 }
 
+// Modes beyond 8-bit RGB(A), grey and palette (tests/fixtures/vision/modes, made by
+// tools/make_image_mode_fixtures.py with Pillow 12.3): a CMYK JPEG (Pillow's inverted CMYK and
+// cmyk2rgb), a 16-bit grey PNG (clipped to 255) and a 16-bit grey + alpha PNG (RGBA from the high
+// bytes, composited onto white). PNGs exact, the JPEG within one u8 step as above.
+TEST(ImageModes, DecodeMatchesPillowAndToRgb) {
+  if (!image_decoding_supported()) GTEST_SKIP() << "built without libpng/libjpeg";
+  const std::string dir = kDir + "/modes";
+  model::SafetensorsFile decoded(dir + "/decoded.safetensors");
+  for (const std::string name : {"cmyk_37x29", "grey16_37x29", "grey_alpha16_37x29"}) {
+    const std::string file = name + (name.starts_with("cmyk") ? ".jpg" : ".png");
+    const RgbImage image = decode_image(read_bytes(dir + "/" + file), file);
+    const int tolerance = file.ends_with(".jpg") ? 1 : 0;
+    EXPECT_LE(max_difference(image, decoded.tensor(name + ".decoded")), tolerance) << file;
+  }
+}
+
 TEST_F(ImageFixture, FetchImageMatchesPillowBicubic) {
   for (const auto& entry : meta_["images"]) {
     const std::string name = entry["name"];
