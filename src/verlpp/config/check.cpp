@@ -72,7 +72,13 @@ Node default_tree(const ConfigRequest& request) {
 void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
                         const ConfigRequest& request, Findings& findings,
                         std::vector<std::string>& ignored) {
-  const auto unread = unread_keys(composed.user_keys, reads, composed.root, default_tree(request));
+  const Node defaults = default_tree(request);
+  for (const auto& mismatch : ignored_key_mismatches(composed.user_keys, composed.root, defaults)) {
+    add_error(findings, mismatch.key,
+              "verlpp ignores this setting, but verl would refuse its value: " + mismatch.message,
+              "remove it, or give it a value of its default's kind");
+  }
+  const auto unread = unread_keys(composed.user_keys, reads, composed.root, defaults);
   for (const auto& u : unread) {
     if (u.engine_setting) {
       ignored.push_back(u.key);

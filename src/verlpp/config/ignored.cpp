@@ -72,6 +72,25 @@ bool contains_run(const std::vector<std::string>& key, const std::vector<std::st
   return false;
 }
 
+// Whether `value` may stand where verl's default is `fallback` (ignored_key_mismatches' rule).
+bool kind_fits(const Node& value, const Node& fallback) {
+  using Kind = Node::Kind;
+  if (value.is_null()) return true;
+  switch (fallback.kind()) {
+    case Kind::boolean:
+      return value.kind() == Kind::boolean;
+    case Kind::integer:
+      return value.kind() == Kind::integer;
+    case Kind::real:
+      return value.kind() == Kind::real || value.kind() == Kind::integer;
+    case Kind::list:
+    case Kind::map:
+      return value.kind() == fallback.kind();
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 bool is_ignored_key(const std::string& key) {
@@ -85,6 +104,19 @@ std::vector<std::string> ignored_keys(const std::vector<std::string>& user_keys)
   for (const auto& key : user_keys) {
     if (is_ignored_key(key) && std::find(out.begin(), out.end(), key) == out.end())
       out.push_back(key);
+  }
+  return out;
+}
+
+std::vector<IgnoredKeyMismatch> ignored_key_mismatches(const std::vector<std::string>& user_keys,
+                                                       const Node& root, const Node& defaults) {
+  std::vector<IgnoredKeyMismatch> out;
+  for (const std::string& key : ignored_keys(user_keys)) {
+    const Node* value = find_path(root, key);
+    const Node* fallback = find_path(defaults, key);
+    if (value == nullptr || fallback == nullptr || kind_fits(*value, *fallback)) continue;
+    out.push_back(
+        {key, "got " + value->describe() + " where verl's default is " + fallback->describe()});
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/node.h"
+
 namespace verlpp::config {
 
 // True when `key` (dotted) contains one of the ignored key patterns as a run of whole components.
@@ -15,5 +17,17 @@ bool is_ignored_key(const std::string& key);
 
 // The keys of `user_keys` that verlpp ignores, in order, without duplicates.
 std::vector<std::string> ignored_keys(const std::vector<std::string>& user_keys);
+
+struct IgnoredKeyMismatch {
+  std::string key;
+  std::string message;  // "got a string 'abc' where verl's default is a boolean false"
+};
+
+// The ignored keys of `user_keys` whose value in `root` is not of the kind of verl's default in
+// `defaults`, as verl's typed (dataclass) configs refuse them: a boolean default takes a boolean,
+// an integer default an integer, a real default a number, a list or map default a list or map
+// (or null); a string, null or absent default takes any value, a null value any default.
+std::vector<IgnoredKeyMismatch> ignored_key_mismatches(const std::vector<std::string>& user_keys,
+                                                       const Node& root, const Node& defaults);
 
 }  // namespace verlpp::config

@@ -62,6 +62,36 @@ TEST(UnreadKeys, RewardSettingsAreRead) {
             std::vector<std::string>{"reward.reward_kwargs.my_knob"});
 }
 
+// Ignored keys still take only values of their default's kind, as verl's typed configs do: a word
+// where a boolean or an integer belongs is an error naming the key; other values are accepted.
+TEST(UnreadKeys, IgnoredKeysTakeValuesOfTheirDefaultsKind) {
+  const auto mismatches = [](std::vector<std::string> overrides) {
+    ConfigRequest request;
+    request.overrides = std::move(overrides);
+    request.overrides.push_back(kRolloutName);
+    std::vector<std::string> messages;
+    for (const auto& f : check_config(request).findings) {
+      if (f.severity == Finding::Severity::error && f.message.starts_with("verlpp ignores")) {
+        messages.push_back(f.key + ": " + f.message);
+      }
+    }
+    return messages;
+  };
+  EXPECT_EQ(mismatches({"data.use_shm=abc", "data.dataloader_num_workers=1.5",
+                        "actor_rollout_ref.rollout.layered_summon=[1]"}),
+            (std::vector<std::string>{
+                "data.use_shm: verlpp ignores this setting, but verl would refuse its value: got "
+                "a string 'abc' where verl's default is a boolean false",
+                "data.dataloader_num_workers: verlpp ignores this setting, but verl would refuse "
+                "its value: got a number 1.500000 where verl's default is an integer 8",
+                "actor_rollout_ref.rollout.layered_summon: verlpp ignores this setting, but verl "
+                "would refuse its value: got a list where verl's default is a boolean false"}));
+  EXPECT_TRUE(mismatches({"data.use_shm=true", "data.dataloader_num_workers=2",
+                          "data.dataloader_num_workers=null", "+ray_kwargs.ray_init.num_cpus=4",
+                          "actor_rollout_ref.rollout.cudagraph_capture_sizes=[1,2,4]"})
+                  .empty());
+}
+
 TEST(UnreadKeys, AKeyAddedWithPlusThatNothingReadsIsRefused) {
   EXPECT_EQ(error_keys({"+algorithm.my_new_knob=3"}),
             std::vector<std::string>{"algorithm.my_new_knob"});
