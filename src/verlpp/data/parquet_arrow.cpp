@@ -1,6 +1,4 @@
 // Parquet I/O through Apache Arrow C++ (built when CMake found Arrow; see parquet_io.h).
-#include "verlpp/data/parquet_io.h"
-
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/json/reader.h>
@@ -9,6 +7,7 @@
 #include <parquet/arrow/writer.h>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/parquet_io.h"
 
 namespace verlpp::data {
 namespace {

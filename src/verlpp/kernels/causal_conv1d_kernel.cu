@@ -72,7 +72,7 @@ __global__ void backward_kernel(CausalConv1dParams p) {
   auto* dx = static_cast<T*>(p.dx);
   const int K = p.taps;
   float tap[kMaxTaps], window[kMaxTaps], dw[kMaxTaps] = {};
-  float ahead[kMaxTaps] = {};     // ahead[b] = dpre[t + b]
+  float ahead[kMaxTaps] = {};    // ahead[b] = dpre[t + b]
   int64_t reach[kMaxTaps] = {};  // reach[b] = the position of token t + b (0 past the end)
   load_taps(static_cast<const T*>(p.weight), c, K, tap);
   const int64_t first = static_cast<int64_t>(blockIdx.y) * kTokens;

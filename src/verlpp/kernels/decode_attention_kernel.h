@@ -7,9 +7,10 @@
 // into `splits` ranges of `keys_per_split`; one thread block takes one (range, kv head, sequence)
 // and all heads / kv_heads query heads of that kv head at once, so each kv head's keys and values
 // are read once per sequence; a key row is read by head_dim / 8 lanes with one 16-byte load each,
-// and the softmax is rescaled once per tile of keys. A second kernel merges the ranges' partial results (running maximum
-// and sum of exp, the online softmax of Milakov & Gimelshein 2018 as in FlashAttention-2, Dao 2023;
-// the split of the keys is Dao et al.'s "Flash-Decoding", 2023). Softmax and sums in fp32.
+// and the softmax is rescaled once per tile of keys. A second kernel merges the ranges' partial
+// results (running maximum and sum of exp, the online softmax of Milakov & Gimelshein 2018 as in
+// FlashAttention-2, Dao 2023; the split of the keys is Dao et al.'s "Flash-Decoding", 2023).
+// Softmax and sums in fp32.
 #pragma once
 
 #include <cuda_runtime_api.h>

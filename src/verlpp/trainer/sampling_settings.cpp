@@ -29,7 +29,8 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
                     rollout.gpu_memory_utilization));
   }
   if (s.top_k < -1) {  // vLLM's SamplingParams: -1 or 0 is off, else at least 1
-    throw Error(fmt::format("{}top_k: expected -1 (off) or a count >= 1, got {}", section, s.top_k));
+    throw Error(
+        fmt::format("{}top_k: expected -1 (off) or a count >= 1, got {}", section, s.top_k));
   }
   if (!(s.top_p > 0.0 && s.top_p <= 1.0)) {
     throw Error(fmt::format("{}top_p: expected a value in (0, 1], got {}", section, s.top_p));

@@ -174,7 +174,8 @@ TEST(Jinja, WorkAndNestingAreBounded) {
   refused("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", "nested more than 256 levels");
   refused("{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}",
           "nested more than 256 levels");
-  refused("{{ " + std::string(300, '[') + std::string(300, ']') + " }}", "nested more than 256 levels");
+  refused("{{ " + std::string(300, '[') + std::string(300, ']') + " }}",
+          "nested more than 256 levels");
   refused("{% for i in range(1000000000) %}x{% endfor %}", "range too big");
   refused("{{ range(0, 100000000000, 2) | length }}", "range too big");
   refused("{{ 'x' * 100000000000 }}", "repetition too big");
