@@ -294,6 +294,8 @@ int run_generate(const GenerateOptions& o) {
                        o.max_prompt_length + o.response_length,
                        fmt::format("--batch-size {} × --n {}", o.batch_size, o.n));
   if (!o.input.empty()) require_regular_file(o.input, "--input");
+  require_not_same(o.output, "--output", o.input, "--input");
+  require_not_same(o.output, "--output", o.data, "--data");
   compat::set_cpu_threads(o.threads);
   const bool cuda = select_device(o.device) == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);

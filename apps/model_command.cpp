@@ -16,6 +16,7 @@
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/host_memory.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/model_config.h"
@@ -198,7 +199,9 @@ int run_init(InitOptions o, const CLI::App& cmd) {
       if (cmd.count(required) == 0)
         throw Error(std::string(required) + " is required without --preset");
     }
+    if (c.num_attention_heads < 1) throw Error("--num-attention-heads must be >= 1");
     if (cmd.count("--num-key-value-heads") == 0) c.num_key_value_heads = c.num_attention_heads;
+    if (c.num_key_value_heads < 1) throw Error("--num-key-value-heads must be >= 1");
     if (cmd.count("--head-dim") == 0) c.head_dim = c.hidden_size / c.num_attention_heads;
     if (c.num_attention_heads % c.num_key_value_heads != 0) {
       throw Error("--num-attention-heads must be a multiple of --num-key-value-heads");
@@ -245,6 +248,7 @@ int run_init(InitOptions o, const CLI::App& cmd) {
     throw Error("--initializer-range must be a finite number > 0");
   }
   if (!o.tokenizer.empty()) require_vocabulary_holds(o.tokenizer, c.vocab_size);
+  require_not_same(o.output, "--output", o.tokenizer, "--tokenizer");
   const at::ScalarType dtype = parse_dtype(o.dtype, "--dtype");
   require_memory_for(c, dtype);
   const auto lm = model::CausalLM::random_init(c, o.seed, o.initializer_range, dtype);

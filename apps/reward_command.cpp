@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/reward/dispatch.h"
 
 namespace verlpp::apps {
@@ -16,10 +17,10 @@ namespace {
 nlohmann::json parse_extra_info(const std::string& text) {
   if (text.empty()) return nlohmann::json::object();
   try {
-    auto parsed = nlohmann::json::parse(text);
+    auto parsed = parse_json<nlohmann::json>(text);
     if (!parsed.is_object()) throw Error("--extra-info: expected a JSON object, got " + text);
     return parsed;
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("--extra-info: not valid JSON: ") + e.what());
   }
 }

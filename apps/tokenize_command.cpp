@@ -18,6 +18,7 @@
 
 #include "commands.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/tokenizer/tokenizer.h"
 
 namespace verlpp::apps {
@@ -35,7 +36,7 @@ struct TokenizeOptions {
 
 tokenizer::OrderedJson parse_line(const std::string& line, std::size_t number, const char* what) {
   try {
-    return tokenizer::OrderedJson::parse(line);
+    return parse_json<tokenizer::OrderedJson>(line);
   } catch (const nlohmann::json::exception& e) {
     throw Error("standard input line " + std::to_string(number) + ": expected " + what + ": " +
                 e.what());

@@ -27,4 +27,12 @@ out=$("$VERLPP" data gsm8k --input "$OUT/missing" --output "$OUT/x" 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "$OUT/missing/train.jsonl: data file: no such file" <<<"$out"; then
   echo "FAIL: missing input (exit $rc): $out"; failures=$((failures + 1))
 fi
+# Output into the input folder would overwrite the raw files it reads: refused, nothing changed.
+mkdir -p "$OUT/raw" && cp "$SRC"/tests/fixtures/data/gsm8k_raw/*.jsonl "$OUT/raw/"
+before=$(cat "$OUT"/raw/*.jsonl | sha256sum)
+out=$("$VERLPP" data gsm8k --input "$OUT/raw" --output "$OUT/raw/." 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "the output folder is the input folder $OUT/raw" <<<"$out" ||
+   [ "$(cat "$OUT"/raw/*.jsonl | sha256sum)" != "$before" ]; then
+  echo "FAIL: output over the input (exit $rc): $out"; failures=$((failures + 1))
+fi
 exit $((failures > 0))

@@ -143,6 +143,12 @@ out=$(gen --data "$work/rows.jsonl" --max-prompt-length 40 --batch-size 1 --resp
 [ "$rc" -eq 1 ] && grep -qF "data.max_prompt_length" <<<"$out" && [ "$(cat "$work/kept.jsonl")" = "keep me" ] &&
   [ -z "$(ls -A "$work" | grep 'kept.jsonl.tmp')" ] ||
   fail "failed generate touched --output (exit $rc): $out / $(cat "$work/kept.jsonl")"
+# --output naming the --data file would replace the prompts with the generations: refused first.
+cp "$data" "$work/same.jsonl"
+before=$(sha256sum < "$work/same.jsonl")
+out=$(gen --data "$work/same.jsonl" --max-samples 1 --response-length 2 --output "$work/same.jsonl" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "$work/same.jsonl: --output is --data $work/same.jsonl (it would be overwritten)" <<<"$out" &&
+  [ "$(sha256sum < "$work/same.jsonl")" = "$before" ] || fail "--output over --data (exit $rc): $out"
 out=$("$VERLPP" generate --model "$work/none" --prompt hi --device cpu 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "$work/none" <<<"$out" || fail "missing model (exit $rc): $out"
 exit $((failures > 0))

@@ -84,5 +84,17 @@ bad_init "more than this machine's" --hidden-size 16384 --intermediate-size 1048
 # A vocabulary that cannot embed the tokenizer's ids (prompts would fail only when generating).
 bad_init "--vocab-size 64 is smaller than the 151669 token ids of --tokenizer tests/fixtures/tokenizers/qwen3 (ids 0..151668); raise it" \
   "${small[@]}" --hidden-size 32 --tokenizer tests/fixtures/tokenizers/qwen3
+out=$("$VERLPP" model init --arch qwen3 --num-attention-heads 0 --vocab-size 64 --hidden-size 32 \
+      "${small[@]}" --output "$work/bad" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF -- "--num-attention-heads must be >= 1" <<<"$out" ||
+  fail "model init --num-attention-heads 0 (exit $rc; was SIGFPE): $out"
 [ -e "$work/bad" ] && fail "a refused model init wrote $work/bad"
+# --output naming the --tokenizer folder: refused before any file is written there.
+mkdir -p "$work/tok_only" && cp "$work/tok/tokenizer.json" "$work/tok_only/"
+out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 1 \
+      --num-attention-heads 2 --vocab-size 50 --tokenizer "$work/tok_only" --output "$work/tok_only" 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF "$work/tok_only: --output is --tokenizer $work/tok_only" <<<"$out" ||
+   [ "$(ls "$work/tok_only")" != "tokenizer.json" ]; then
+  fail "init over the tokenizer folder (exit $rc): $out"
+fi
 exit $((failures > 0))

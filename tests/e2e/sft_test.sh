@@ -98,7 +98,16 @@ out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
 
 # Bad input.
 out=$("$VERLPP" sft "${sft[@]}" "optim.betas=[]" trainer.default_local_dir=betas 2>&1); rc=$?
-[ "$rc" -eq 1 ] && grep -qF "optim.betas: expected two values in [0, 1)" <<<"$out" || fail "empty betas (exit $rc): $out"
+[ "$rc" -eq 1 ] && grep -qF "optim.betas: expected two numbers in [0, 1), got []" <<<"$out" || fail "empty betas (exit $rc): $out"
+# Non-finite optimizer numbers and LoRA (which verlpp lacks) are refused before training (a
+# break-test's runs trained a NaN model or a full fine-tune and exited 0).
+out=$("$VERLPP" sft "${sft[@]}" optim.weight_decay=nan "optim.betas=[nan,0.9]" model.lora_rank=8 \
+      trainer.default_local_dir=nan_optim 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "optim.weight_decay: must be a number in [0, 3.40282e+38], got nan" <<<"$out" &&
+  grep -qF "optim.betas: expected two numbers in [0, 1), got [nan, 0.9]" <<<"$out" &&
+  grep -qF "model.lora_rank: 8: verlpp does not implement LoRA adapters" <<<"$out" ||
+  fail "non-finite optimizer numbers and LoRA (exit $rc): $out"
+[ -e nan_optim ] && fail "a refused sft run wrote its checkpoint folder"
 # A key nothing reads and clip_grad 0 (torch zeroes every gradient): refused, as in ppo.
 out=$("$VERLPP" sft "${sft[@]}" +trainer.warmup_everything=3 optim.clip_grad=0 trainer.default_local_dir=audit 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "trainer.warmup_everything: verlpp does not implement this setting" <<<"$out" &&

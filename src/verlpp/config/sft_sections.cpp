@@ -124,25 +124,16 @@ void validate_optim(const OptimConfig& o, Findings& out) {
               fmt::format("'{}' is not supported; verlpp trains with AdamW", o.optimizer),
               "optim.optimizer=AdamW");
   }
-  if (!std::isfinite(o.lr) || o.lr < 0) {
-    add_error(out, "optim.lr", fmt::format("must be finite and >= 0, got {}", o.lr),
-              "optim.lr=1e-5");
-  }
-  check_clip_grad("optim.clip_grad", o.clip_grad, out);
-  if (o.betas.size() != 2 || o.betas[0] < 0 || o.betas[0] >= 1 || o.betas[1] < 0 ||
-      o.betas[1] >= 1) {
-    add_error(out, "optim.betas", "expected two values in [0, 1)", "optim.betas=[0.9,0.999]");
+  check_optim_numbers("optim", o, out);
+  if (o.betas.empty()) {
+    add_error(out, "optim.betas", "expected two numbers in [0, 1), got []",
+              "optim.betas=[0.9,0.999]");
   }
   const std::string scheduler = o.warmup_style.value_or(o.lr_scheduler_type);
   if (scheduler != "constant" && scheduler != "cosine") {
     add_error(out, "optim.lr_scheduler_type",
               fmt::format("unknown value '{}'; valid: constant, cosine", scheduler),
               "optim.lr_scheduler_type=cosine");
-  }
-  if (o.lr_warmup_steps_ratio < 0 || o.lr_warmup_steps_ratio > 1) {
-    add_error(out, "optim.lr_warmup_steps_ratio",
-              fmt::format("expected a value in [0, 1], got {}", o.lr_warmup_steps_ratio),
-              "optim.lr_warmup_steps_ratio=0.1");
   }
 }
 
@@ -189,6 +180,7 @@ Findings validate_sft_config(const SftConfig& config) {
   Findings out;
   validate_data(config.data, out);
   validate_optim(config.optim, out);
+  check_no_lora("model", config.model.lora.rank, out);
   validate_trainer(config.trainer, out);
   if (config.engine_dtype != "bfloat16" && config.engine_dtype != "float16" &&
       config.engine_dtype != "float32") {

@@ -1,6 +1,7 @@
 #include "verlpp/config/validate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -64,7 +65,6 @@ constexpr std::array kSchedulers = {"constant", "cosine"};
 constexpr std::array kRouterReplay = {"disabled", "R2", "R3"};
 constexpr std::array kDistillationLosses = {"kl", "k1",         "abs", "mse",
                                             "k2", "low_var_kl", "k3",  "forward_kl_topk"};
-constexpr std::array kVllmLoraRanks = {1, 8, 16, 32, 64, 128, 256, 320, 512};
 
 // The Ulysses sequence-parallel size the actor runs with (FSDP engines; 1 under Megatron).
 std::int64_t actor_ulysses(const Layout& layout) {
@@ -207,13 +207,6 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
 }
 
 // A NaN or infinite learning rate trains a NaN model without any loss showing it first.
-void check_learning_rate(const std::string& key, double lr, Findings& out) {
-  if (!std::isfinite(lr) || lr < 0 || lr > std::numeric_limits<float>::max()) {
-    add_error(out, key, fmt::format("must be finite, >= 0 and within float range, got {}", lr),
-              key + "=1e-6");
-  }
-}
-
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
@@ -249,7 +242,6 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
     add_error(out, kActor + ".policy_loss.kl_cov_ratio", "loss_mode kl_cov needs kl_cov_ratio > 0",
               kActor + ".policy_loss.kl_cov_ratio=0.0002");
   }
-  check_learning_rate(kActor + ".optim.lr", a.optim.lr, out);
   if (!a.optim.lr_scheduler_type.empty()) {
     check_name(kActor + ".optim.lr_scheduler_type", a.optim.lr_scheduler_type, kSchedulers, out);
   }
@@ -285,7 +277,6 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
                           cr.ppo_mini_batch_size, c.data.train_batch_size),
               fmt::format("critic.ppo_mini_batch_size={}", c.data.train_batch_size));
   }
-  check_learning_rate("critic.optim.lr", cr.optim.lr, out);
   if (!cr.optim.lr_scheduler_type.empty()) {
     check_name("critic.optim.lr_scheduler_type", cr.optim.lr_scheduler_type, kSchedulers, out);
   }
@@ -350,13 +341,7 @@ void check_rollout(const Config& c, Findings& out) {
               "disaggregation needs rollout.name vllm or sglang, got " + r.name,
               kRollout + ".disaggregation.enabled=False");
   }
-  const std::int64_t rank = c.model.lora.merge ? 0 : c.model.lora.rank;
-  if (rank > 0 && r.name == "vllm" && rank > kVllmLoraRanks.back()) {
-    add_error(out, "actor_rollout_ref.model.lora_rank",
-              fmt::format("LoRA rank {} exceeds vLLM's largest max_lora_rank {}", rank,
-                          kVllmLoraRanks.back()),
-              fmt::format("actor_rollout_ref.model.lora_rank={}", kVllmLoraRanks.back()));
-  }
+  check_no_lora("actor_rollout_ref.model", c.model.lora.rank, out);
 }
 
 // algorithm.rollout_correction: its own rules, and what it needs from the rollout and the actor.
@@ -585,6 +570,16 @@ void at_least(Findings& out, const std::string& key, std::int64_t value, std::in
   }
 }
 
+// Token counts above this are refused (2^30: no model has that many positions).
+constexpr std::int64_t kMaxSequenceTokens = std::int64_t{1} << 30;
+
+void at_most(Findings& out, const std::string& key, std::int64_t value, std::int64_t most) {
+  if (value > most) {
+    add_error(out, key, fmt::format("must be <= {}, got {}", most, value),
+              fmt::format("{}={}", key, most));
+  }
+}
+
 // Within [least, the largest float]: these settings become fp32 tensors.
 void finite_at_least(Findings& out, const std::string& key, double value, double least,
                      const std::string& fix) {
@@ -605,6 +600,46 @@ void check_clip_grad(const std::string& key, double value, Findings& out) {
   }
 }
 
+// An error unless least <= value <= most (NaN fails).
+void in_range(Findings& out, const std::string& key, double value, double least, double most,
+              const std::string& fix) {
+  if (!(value >= least && value <= most)) {
+    add_error(out, key, fmt::format("must be a number in [{}, {}], got {}", least, most, value),
+              key + "=" + fix);
+  }
+}
+
+void check_no_lora(const std::string& prefix, std::int64_t rank, Findings& out) {
+  if (rank != 0) {
+    add_error(out, prefix + ".lora_rank",
+              fmt::format("{}: verlpp does not implement LoRA adapters; it would train every "
+                          "weight of the model instead",
+                          rank),
+              prefix + ".lora_rank=0");
+  }
+}
+
+void check_optim_numbers(const std::string& prefix, const OptimConfig& o, Findings& out) {
+  finite_at_least(out, prefix + ".lr", o.lr, 0.0, "1e-6");
+  finite_at_least(out, prefix + ".weight_decay", o.weight_decay, 0.0, "0.01");
+  check_clip_grad(prefix + ".clip_grad", o.clip_grad, out);
+  if (!o.betas.empty()) {
+    const bool valid = o.betas.size() == 2 && std::all_of(o.betas.begin(), o.betas.end(),
+                                                          [](double b) { return b >= 0 && b < 1; });
+    if (!valid) {
+      add_error(out, prefix + ".betas",
+                fmt::format("expected two numbers in [0, 1), got [{}]", fmt::join(o.betas, ", ")),
+                prefix + ".betas=[0.9,0.999]");
+    }
+  }
+  in_range(out, prefix + ".lr_warmup_steps_ratio", o.lr_warmup_steps_ratio, 0.0, 1.0, "0.0");
+  in_range(out, prefix + ".min_lr_ratio", o.min_lr_ratio, 0.0, 1.0, "0.0");
+  if (!std::isfinite(o.num_cycles)) {
+    add_error(out, prefix + ".num_cycles", fmt::format("must be finite, got {}", o.num_cycles),
+              prefix + ".num_cycles=0.5");
+  }
+}
+
 void check_numbers(const Config& c, Findings& out) {
   at_least(out, "data.train_batch_size", c.data.train_batch_size, 1);
   at_least(out, "data.max_prompt_length", c.data.max_prompt_length, 1);
@@ -615,6 +650,16 @@ void check_numbers(const Config& c, Findings& out) {
     at_least(out, "trainer.total_training_steps", *c.trainer.total_training_steps, 1);
   }
   at_least(out, kActor + ".ppo_epochs", c.actor.ppo_epochs, 1);
+  at_least(out, kActor + ".ppo_mini_batch_size", c.actor.ppo_mini_batch_size, 1);
+  if (need_critic(c)) at_least(out, "critic.ppo_mini_batch_size", c.critic.ppo_mini_batch_size, 1);
+  // No model holds more positions; their sum would overflow before any memory check sees it.
+  at_most(out, "data.max_prompt_length", c.data.max_prompt_length, kMaxSequenceTokens);
+  at_most(out, "data.max_response_length", c.data.max_response_length, kMaxSequenceTokens);
+  const double top_p = c.rollout.sampling.top_p;
+  if (!(top_p > 0.0 && top_p <= 1.0)) {
+    add_error(out, kRollout + ".top_p", fmt::format("must be in (0, 1], got {}", top_p),
+              kRollout + ".top_p=1.0");
+  }
   if (c.data.train_files.empty()) {
     add_error(out, "data.train_files", "no training file given", "data.train_files=train.parquet");
   }
@@ -628,9 +673,8 @@ void check_numbers(const Config& c, Findings& out) {
               kActor + ".entropy_coeff=0");
   }
   finite_at_least(out, kActor + ".kl_loss_coef", c.actor.kl_loss_coef, 0.0, "0.001");
-  finite_at_least(out, kActor + ".optim.weight_decay", c.actor.optim.weight_decay, 0.0, "0.01");
-  check_clip_grad(kActor + ".optim.clip_grad", c.actor.optim.clip_grad, out);
-  if (need_critic(c)) check_clip_grad("critic.optim.clip_grad", c.critic.optim.clip_grad, out);
+  check_optim_numbers(kActor + ".optim", c.actor.optim, out);
+  if (need_critic(c)) check_optim_numbers("critic.optim", c.critic.optim, out);
   finite_at_least(out, "algorithm.gamma", c.algorithm.gamma, 0.0, "1.0");
   finite_at_least(out, "algorithm.lam", c.algorithm.lam, 0.0, "1.0");
   finite_at_least(out, "algorithm.kl_ctrl.kl_coef", c.algorithm.kl_ctrl.kl_coef, 0.0, "0.001");

@@ -24,4 +24,13 @@ void require_regular_file(const std::string& path, const std::string& what) {
   }
 }
 
+void require_not_same(const std::string& output, const std::string& output_what,
+                      const std::string& input, const std::string& input_what) {
+  std::error_code ec;
+  if (!output.empty() && !input.empty() && std::filesystem::equivalent(output, input, ec)) {
+    throw Error(fmt::format("{}: {} is {} {} (it would be overwritten); write elsewhere", output,
+                            output_what, input_what, input));
+  }
+}
+
 }  // namespace verlpp

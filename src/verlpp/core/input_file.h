@@ -12,4 +12,10 @@ namespace verlpp {
 // or the file system's own error text.
 void require_regular_file(const std::string& path, const std::string& what);
 
+// Throws verlpp::Error "OUTPUT: OUTPUT_WHAT is INPUT_WHAT INPUT (...would be overwritten)" when
+// both paths exist and name the same file or folder (links followed), so that a command never
+// writes its output over the input it reads.
+void require_not_same(const std::string& output, const std::string& output_what,
+                      const std::string& input, const std::string& input_what);
+
 }  // namespace verlpp

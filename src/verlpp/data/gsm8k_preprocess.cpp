@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
@@ -67,6 +68,7 @@ Row make_gsm8k_row(const std::string& question, const std::string& answer, const
 std::vector<std::string> preprocess_gsm8k(const std::string& input_dir,
                                           const std::string& output_dir, bool parquet) {
   namespace fs = std::filesystem;
+  require_not_same(output_dir, "the output folder", input_dir, "the input folder");
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec)

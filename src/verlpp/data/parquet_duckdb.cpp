@@ -15,6 +15,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/data/parquet_io.h"
 #include "verlpp/data/row_reader.h"
 
@@ -281,7 +282,7 @@ Row json_value(duckdb_vector vector, idx_t row, const std::string& path, const C
   if (validity != nullptr && !duckdb_validity_row_is_valid(validity, row)) return nullptr;
   const Row text = string_at(vector, row);
   try {
-    return Row::parse(text.get_ref<const std::string&>());
+    return parse_json<Row>(text.get_ref<const std::string&>());
   } catch (const std::exception& e) {
     throw Error(fmt::format("{}: column '{}': cannot convert its value to JSON: {}", path,
                             column.name, e.what()));

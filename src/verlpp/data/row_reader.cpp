@@ -9,6 +9,7 @@
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/data/parquet_io.h"
 
 namespace verlpp::data {
@@ -43,8 +44,8 @@ RowFile parse_json_lines(const std::string& path, const std::string& text) {
     if (is_blank(line)) continue;
     Row row;
     try {
-      row = Row::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+      row = parse_json<Row>(line);
+    } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("{} line {}: not valid JSON ({})", path, number, e.what()));
     }
     add_row(out, std::move(row), path, fmt::format("line {}", number));
@@ -55,8 +56,8 @@ RowFile parse_json_lines(const std::string& path, const std::string& text) {
 RowFile parse_json_array(const std::string& path, const std::string& text) {
   Row array;
   try {
-    array = Row::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+    array = parse_json<Row>(text);
+  } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
   }
   if (!array.is_array()) throw Error(fmt::format("{}: expected a JSON array of rows", path));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 
 namespace verlpp::model {
 
@@ -546,7 +547,7 @@ ModelConfig load_model_config(const std::string& path) {
   if (!in) throw Error(file.string() + ": cannot open model config");
   json j;
   try {
-    j = json::parse(in);
+    j = parse_json<json>(in);
   } catch (const std::exception& e) {
     throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
   }

@@ -17,6 +17,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 
 namespace verlpp::model {
 
@@ -74,6 +75,31 @@ TensorInfo parse_entry(const nlohmann::json& entry, const std::string& where, ui
   return info;
 }
 
+// Hugging Face's reader: the tensors, sorted by offsets, each start where the previous ends (no
+// overlap, no gap) and the last ends where the data does.
+void require_contiguous(const std::map<std::string, TensorInfo>& infos, const std::string& path,
+                        uint64_t data_size) {
+  std::vector<std::pair<const std::string*, const TensorInfo*>> order;
+  for (const auto& [name, info] : infos) order.emplace_back(&name, &info);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.second->begin, a.second->end) < std::pair(b.second->begin, b.second->end);
+  });
+  uint64_t expected = 0;
+  for (const auto& [name, info] : order) {
+    if (info->begin != expected) {
+      throw Error(fmt::format(
+          "{}: tensor '{}' starts at data byte {}, expected {} (tensors must follow each other "
+          "without overlap or gap, as Hugging Face's safetensors reader requires)",
+          path, *name, info->begin, expected));
+    }
+    expected = info->end;
+  }
+  if (expected != data_size) {
+    throw Error(fmt::format("{}: the tensors end at data byte {} but the file holds {} data bytes",
+                            path, expected, data_size));
+  }
+}
+
 }  // namespace
 
 struct SafetensorsFile::Mapping {
@@ -109,7 +135,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
   }
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_size);
+    header = parse_json<nlohmann::json>(bytes + 8, bytes + 8 + header_size);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": header is not valid JSON (" + e.what() + ")");
   }
@@ -126,6 +152,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
     }
     infos_.emplace(name, parse_entry(entry, path + ": tensor '" + name + "'", data_size));
   }
+  require_contiguous(infos_, path, data_size);
 }
 
 std::vector<std::string> SafetensorsFile::names() const {

@@ -9,6 +9,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/model/logprob.h"
 
 namespace verlpp::model {
@@ -48,7 +49,7 @@ std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t v
     const std::string where = fmt::format("{}:{}", path, number);
     nlohmann::json row;
     try {
-      row = nlohmann::json::parse(line);
+      row = parse_json<nlohmann::json>(line);
     } catch (const nlohmann::json::exception& e) {
       throw Error(where + ": not valid JSON (" + e.what() + ")");
     }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/tokenizer/added_vocabulary.h"
 #include "verlpp/tokenizer/bpe.h"
 #include "verlpp/tokenizer/byte_level.h"
@@ -178,7 +179,7 @@ Tokenizer Tokenizer::from_file(const fs::path& tokenizer_json) {
   if (!in) throw Error(where + ": cannot open tokenizer file");
   Json root;
   try {
-    root = Json::parse(in);
+    root = parse_json<Json>(in);
   } catch (const Json::exception& e) {
     throw Error(where + ": not valid JSON: " + e.what());
   }

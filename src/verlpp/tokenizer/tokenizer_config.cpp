@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 
 namespace verlpp::tokenizer {
 namespace {
@@ -17,7 +18,7 @@ std::optional<Json> read_json(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open");
   try {
-    return Json::parse(in);
+    return parse_json<Json>(in);
   } catch (const Json::exception& e) {
     throw Error(path.string() + ": not valid JSON: " + e.what());
   }

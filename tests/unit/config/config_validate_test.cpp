@@ -478,6 +478,16 @@ TEST(ValidateNumbers, UnusableSizesAndNumbersNameTheirKey) {
       {"algorithm.gamma", "nan"},
       {"algorithm.lam", "inf"},
       {"algorithm.kl_ctrl.kl_coef", "-1"},
+      // A second break-test round: each passed check and trained (or failed later unnamed).
+      {kActor + ".optim.betas", "[nan,0.9]"},
+      {kActor + ".optim.betas", "[0.9,1.0]"},
+      {kActor + ".optim.lr_warmup_steps_ratio", "nan"},
+      {kActor + ".optim.min_lr_ratio", "2"},
+      {kActor + ".ppo_mini_batch_size", "0"},
+      {kRollout + ".top_p", "2"},
+      {kRollout + ".top_p", "0"},
+      {"data.max_response_length", "9223372036854775807"},
+      {"actor_rollout_ref.model.lora_rank", "8"},
   };
   for (const auto& [key, value] : cases) {
     const Checked c = check(grpo({key + "=" + value}));

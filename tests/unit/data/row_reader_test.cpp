@@ -63,6 +63,23 @@ TEST(RowReader, MalformedLineNamesFileAndLine) {
   EXPECT_NE(message.find(path + " line 2: not valid JSON"), std::string::npos) << message;
 }
 
+// Values a JSON parser takes but later use cannot: a row nested 200,000 deep (copying or printing
+// it recursed off the stack) and a number beyond a double ("internal error" before).
+TEST(RowReader, DeepRowsAndHugeNumbersNameFileAndLine) {
+  TempDir dir;
+  const std::string deep = dir.file(
+      "deep.jsonl", "{\"x\": 1}\n{\"x\": " + std::string(200000, '[') +
+                        std::string(200000, ']') + "}\n");
+  const std::string message = error_of(deep);
+  EXPECT_NE(message.find(deep + " line 2: not valid JSON"), std::string::npos) << message;
+  EXPECT_NE(message.find("nested more than 1000 levels deep"), std::string::npos) << message;
+  const std::string huge = dir.file("huge.jsonl", "{\"ground_truth\": 1e400}\n");
+  EXPECT_NE(error_of(huge).find(huge + " line 1: not valid JSON"), std::string::npos)
+      << error_of(huge);
+  const std::string array = dir.file("deep.json", std::string(5000, '[') + std::string(5000, ']'));
+  EXPECT_NE(error_of(array).find("nested more than 1000 levels deep"), std::string::npos);
+}
+
 TEST(RowReader, RowThatIsNotAnObject) {
   TempDir dir;
   const std::string path = dir.file("list.jsonl", "{\"x\": 1}\n[1, 2]\n");

@@ -129,6 +129,34 @@ TEST(Safetensors, RejectsMalformedFiles) {
               SafetensorsFile((dir / "past.safetensors").string());
             }).find("data ends at byte 8"),
             std::string::npos);
+  // Hugging Face's reader: tensors follow each other without overlap or gap and fill the data.
+  const auto contiguity_error = [&](const std::string& name, const std::string& header,
+                                    const std::string& data) {
+    write_raw(dir / name, header, data);
+    return expect_error([&] { SafetensorsFile((dir / name).string()); });
+  };
+  EXPECT_NE(contiguity_error("overlap.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                             R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                             floats({1, 2, 3}))
+                .find("tensor 'b' starts at data byte 4, expected 8"),
+            std::string::npos);
+  EXPECT_NE(contiguity_error("gap.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                             R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+                             floats({1, 2, 3}))
+                .find("tensor 'b' starts at data byte 8, expected 4"),
+            std::string::npos);
+  EXPECT_NE(contiguity_error("tail.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+                             floats({1, 2}))
+                .find("the tensors end at data byte 4 but the file holds 8 data bytes"),
+            std::string::npos);
+  // A header nested past nlohmann's safe depth (copying it would overflow the stack).
+  EXPECT_NE(contiguity_error("deep.safetensors",
+                             std::string(2000, '[') + std::string(2000, ']'), "")
+                .find("nested more than 1000 levels deep"),
+            std::string::npos);
   {
     std::ofstream out(dir / "trunc.safetensors", std::ios::binary);
     out << std::string("\xff\x00\x00\x00\x00\x00\x00\x00{}", 10);
