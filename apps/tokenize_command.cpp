@@ -38,8 +38,9 @@ tokenizer::OrderedJson parse_line(const std::string& line, std::size_t number, c
   try {
     return parse_json<tokenizer::OrderedJson>(line);
   } catch (const nlohmann::json::exception& e) {
-    throw Error("standard input line " + std::to_string(number) + ": expected " + what + ": " +
-                e.what());
+    const std::string where =
+        number == 0 ? std::string("--context") : "standard input line " + std::to_string(number);
+    throw Error(where + ": expected " + what + ": " + e.what());
   }
 }
 
@@ -72,7 +73,7 @@ int run_tokenize(const TokenizeOptions& options) {
   const auto tok = tokenizer::Tokenizer::from_directory(options.tokenizer_dir);
   tokenizer::ChatTemplateOptions chat;
   chat.add_generation_prompt = options.add_generation_prompt;
-  chat.extra_context = parse_line(options.context, 0, "--context as a JSON object");
+  chat.extra_context = parse_line(options.context, 0, "a JSON object");
   if (!chat.extra_context.is_object()) throw Error("--context: expected a JSON object");
   std::optional<tokenizer::ChatTemplate> custom;
   if (!options.chat_template_file.empty()) {

@@ -40,7 +40,13 @@ Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_
   const auto it = builtin.find(name);
   if (dir) {
     const fs::path file = fs::path(*dir) / (name + ".yaml");
-    if (fs::exists(file)) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(file, ec);
+    if (status.type() != fs::file_type::not_found) {
+      if (ec || !fs::is_regular_file(status)) {
+        throw Error(file.string() + ": cannot read the config: " +
+                    (ec ? ec.message() : std::string("not a regular file (a folder?)")));
+      }
       std::ifstream in(file);
       const std::string text((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());

@@ -1,5 +1,9 @@
 #include "verlpp/config/override.h"
 
+#include <fmt/format.h>
+
+#include <string>
+
 #include "verlpp/config/compose.h"
 #include "verlpp/config/suggest.h"
 #include "verlpp/config/yaml_io.h"
@@ -9,6 +13,9 @@ namespace verlpp::config {
 namespace {
 
 constexpr std::string_view kEscapable = "\\{}[](),:= \t'\"";
+// Nesting of lists and maps in a value, and parts of a dotted key: the config YAML's own depth
+// limit (yaml_io.cpp). Deeper values exhausted the memory when printed or resolved.
+constexpr int kMaxOverrideDepth = 256;
 
 // Recursive-descent parser over one value.
 class ValueParser {
@@ -35,6 +42,9 @@ class ValueParser {
     skip_space();
     if (at_end()) fail("a value is missing");
     const char c = peek();
+    if ((c == '[' || c == '{') && depth_ >= kMaxOverrideDepth) {
+      fail("lists and maps nested more than " + std::to_string(kMaxOverrideDepth) + " levels deep");
+    }
     if (c == '[') return parse_list();
     if (c == '{') return parse_dict();
     if (c == '\'' || c == '"') {
@@ -49,6 +59,7 @@ class ValueParser {
 
   Node parse_list() {
     ++pos_;
+    const DepthGuard guard(depth_);
     NodeList items;
     skip_space();
     if (consume(']')) return Node::list(std::move(items));
@@ -62,6 +73,7 @@ class ValueParser {
 
   Node parse_dict() {
     ++pos_;
+    const DepthGuard guard(depth_);
     Node dict = Node::map();
     skip_space();
     if (consume('}')) return dict;
@@ -163,8 +175,18 @@ class ValueParser {
                 "': " + what);
   }
 
+  // Counts one level of nesting while alive.
+  struct DepthGuard {
+    explicit DepthGuard(int& depth) : count_(depth) { ++count_; }
+    ~DepthGuard() { --count_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    int& count_;
+  };
+
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   bool had_escape_ = false;
 };
 
@@ -207,6 +229,11 @@ void set_or_merge(Node& parent, const std::string& key, const Node& value) {
   }
 }
 
+// The argument as error messages quote it: whole, or its first 60 characters and "...".
+std::string shown(const std::string& argument) {
+  return argument.size() <= 80 ? argument : argument.substr(0, 60) + "...";
+}
+
 }  // namespace
 
 Node parse_override_value(std::string_view text) { return ValueParser(text).parse_top(); }
@@ -227,20 +254,25 @@ Override parse_override(const std::string& argument) {
   }
   const std::size_t eq = rest.find('=');
   if (eq == std::string_view::npos && item.op != Override::Op::remove) {
-    throw Error("override '" + argument +
+    throw Error("override '" + shown(argument) +
                 "': expected key=value (Hydra syntax, e.g. data.train_batch_size=256)");
   }
   item.path = std::string(rest.substr(0, eq));
   if (item.path.empty() || item.path.front() == '.' || item.path.back() == '.' ||
       item.path.find("..") != std::string::npos ||
       item.path.find_first_of(" []{}'\"") != std::string::npos) {
-    throw Error("override '" + argument + "': '" + item.path + "' is not a valid dotted key");
+    throw Error("override '" + shown(argument) + "': '" + item.path +
+                "' is not a valid dotted key");
+  }
+  if (split_path(item.path).size() > static_cast<std::size_t>(kMaxOverrideDepth)) {
+    throw Error(fmt::format("override '{}': the key has more than {} dotted parts", shown(argument),
+                            kMaxOverrideDepth));
   }
   if (eq != std::string_view::npos) {
     try {
       item.value = parse_override_value(rest.substr(eq + 1));
     } catch (const Error& e) {
-      throw Error("override '" + argument + "': malformed value " + e.what());
+      throw Error("override '" + shown(argument) + "': malformed value " + e.what());
     }
   }
   return item;

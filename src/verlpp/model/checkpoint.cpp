@@ -9,6 +9,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 
 namespace verlpp::model {
 
@@ -33,7 +34,9 @@ nlohmann::json read_json(const fs::path& path) {
 
 CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
   const fs::path index_path = fs::path(dir) / kIndex;
-  if (fs::exists(index_path)) {
+  std::error_code ec;
+  if (fs::exists(index_path, ec) || ec) {
+    require_regular_file(index_path.string(), "checkpoint index");
     const nlohmann::json index = read_json(index_path);
     if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
       throw Error(index_path.string() + ": expected an object 'weight_map' {tensor: file}");
@@ -45,7 +48,7 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
       const std::string f = file.get<std::string>();
       auto it = file_ids.find(f);
       if (it == file_ids.end()) {
-        if (!fs::exists(fs::path(dir) / f)) {
+        if (!fs::exists(fs::path(dir) / f, ec) && !ec) {
           throw Error(index_path.string() + ": shard '" + f + "' (for tensor '" + name +
                       "') does not exist");
         }
@@ -61,9 +64,10 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
     return;
   }
   const fs::path single = fs::path(dir) / kSingle;
-  if (!fs::exists(single)) {
+  if (!fs::exists(single, ec) && !ec) {
     throw Error("checkpoint " + dir + ": neither " + kSingle + " nor " + kIndex + " found");
   }
+  require_regular_file(single.string(), "model weights");
   files_.push_back(std::make_unique<SafetensorsFile>(single.string()));
   for (const auto& name : files_[0]->names()) where_[name] = {0, name};
 }

@@ -209,6 +209,25 @@ TEST_F(UserConfigDir, MalformedUserFileThrows) {
   EXPECT_THROW(compose_user("bad"), Error);
 }
 
+// A config name that is a folder or a link loop in --config-path: one error naming the file (a
+// break-test got "internal error: basic_filebuf::underflow" and "filesystem error").
+TEST_F(UserConfigDir, FolderOrLinkLoopIsAnErrorNamingTheFile) {
+  fs::create_directories(dir_ / "folder.yaml");
+  fs::create_symlink(dir_ / "loop.yaml", dir_ / "loop.yaml");
+  const auto error_of = [&](const std::string& name) {
+    try {
+      compose_user(name);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("folder"), (dir_ / "folder.yaml").string() +
+                                    ": cannot read the config: not a regular file (a folder?)");
+  EXPECT_EQ(error_of("loop"), (dir_ / "loop.yaml").string() +
+                                  ": cannot read the config: Too many levels of symbolic links");
+}
+
 // A 1 kB "billion laughs" file (10^9 values through aliases) and 300 levels of nesting: each a
 // bounded error naming the file, not hours of work or a stack overflow.
 TEST(ConfigYaml, AliasBombsAndDeepNestingAreBounded) {

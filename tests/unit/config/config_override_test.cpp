@@ -153,6 +153,32 @@ TEST(ParseOverride, MissingEqualsThrows) { EXPECT_THROW(parse_override("a.b"), E
 
 TEST(ParseOverride, EmptyKeyThrows) { EXPECT_THROW(parse_override("=1"), Error); }
 
+// Values and keys deeper than the config YAML's 256 levels (a break-test's 20,000-deep map and
+// 50,000-part key ended in std::bad_alloc).
+TEST(ParseOverride, DeepValuesAndKeysAreRefused) {
+  const auto error_of = [](const std::string& argument) {
+    try {
+      parse_override(argument);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string deep_map = "+trainer.x=";
+  for (int i = 0; i < 20000; ++i) deep_map += "{a:";
+  deep_map += "1" + std::string(20000, '}');
+  EXPECT_NE(error_of(deep_map).find("lists and maps nested more than 256 levels deep"),
+            std::string::npos);
+  EXPECT_NE(error_of("k=" + std::string(300, '[') + std::string(300, ']'))
+                .find("nested more than 256 levels deep"),
+            std::string::npos);
+  EXPECT_EQ(error_of("k=" + std::string(256, '[') + std::string(256, ']')), "no error");
+  std::string long_key = "+k";
+  for (int i = 0; i < 300; ++i) long_key += ".k";
+  EXPECT_NE(error_of(long_key + "=1").find("the key has more than 256 dotted parts"),
+            std::string::npos);
+}
+
 TEST(ParseOverride, ErrorQuotesArgument) {
   try {
     parse_override("data.train_files=[a,b");

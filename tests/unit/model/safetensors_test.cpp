@@ -215,5 +215,21 @@ TEST(Checkpoint, MissingDirectoryNamesBothFiles) {
             std::string::npos);
 }
 
+// Weights or an index that are a link loop or a folder: an error naming the file (a break-test
+// got "internal error: filesystem error").
+TEST(Checkpoint, LinkLoopsAndFoldersNameTheFile) {
+  const fs::path loop = temp_dir("loop");
+  fs::create_symlink(loop / "model.safetensors", loop / "model.safetensors");
+  EXPECT_NE(expect_error([&] { CheckpointReader{loop.string()}; })
+                .find((loop / "model.safetensors").string() +
+                      ": model weights: Too many levels of symbolic links"),
+            std::string::npos);
+  const fs::path folder = temp_dir("index_folder");
+  fs::create_directories(folder / "model.safetensors.index.json");
+  EXPECT_NE(expect_error([&] { CheckpointReader{folder.string()}; })
+                .find("checkpoint index is a folder, not a file"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace verlpp::model

@@ -180,6 +180,13 @@ TEST(Jinja, WorkAndNestingAreBounded) {
   refused("{{ range(0, 100000000000, 2) | length }}", "range too big");
   refused("{{ 'x' * 100000000000 }}", "repetition too big");
   refused("{% set s = 'x' * 60000000 %}{{ s }}{{ s }}", "renders more than 67108864 bytes");
+  // Doubling by concatenation in a namespace (a second break-test round: std::bad_alloc).
+  refused("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}"
+          "{% endfor %}{{ ns.s | length }}",
+          "concatenation too big");
+  refused("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}"
+          "{% endfor %}{{ ns.s | length }}",
+          "concatenation too big");
   EXPECT_EQ(ChatTemplate("{{ range(3) | list | length }}").render(OrderedJson::object()), "3");
   EXPECT_EQ(ChatTemplate("{{ range(100000) | length }}").render(OrderedJson::object()), "100000");
   EXPECT_EQ(ChatTemplate("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{% endif %}{{ n }}"

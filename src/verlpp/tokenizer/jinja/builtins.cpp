@@ -542,6 +542,15 @@ const std::set<std::string, std::less<>>& test_names() {
   return names;
 }
 
+// a + b for strings and lists, bounded by kMaxOutputBytes characters or items (a template
+// doubling a string 64 times exhausted the memory).
+void require_joinable(std::size_t a, std::size_t b) {
+  if (a + b > kMaxOutputBytes) {
+    type_error("concatenation too big: more than " + std::to_string(kMaxOutputBytes) +
+               " characters or items");
+  }
+}
+
 }  // namespace
 
 bool is_filter(std::string_view name) { return filter_names().count(name) > 0; }
@@ -900,7 +909,11 @@ Value global(const std::string& name) {
 }
 
 Value arithmetic(const std::string& op, const Value& a, const Value& b) {
-  if (op == "~") return Value(a.str() + b.str());
+  if (op == "~") {
+    std::string left = a.str(), right = b.str();
+    require_joinable(left.size(), right.size());
+    return Value(left + right);
+  }
   for (const Value* v : {&a, &b}) {
     if (v->is_undefined()) type_error("'" + v->undefined_name() + "' is undefined");
   }
@@ -951,8 +964,12 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
     }
     return unsupported();
   }
-  if (op == "+" && a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
+  if (op == "+" && a.is_string() && b.is_string()) {
+    require_joinable(a.as_string().size(), b.as_string().size());
+    return Value(a.as_string() + b.as_string());
+  }
   if (op == "+" && a.is_list() && b.is_list() && a.as_list().tuple == b.as_list().tuple) {
+    require_joinable(a.as_list().items.size(), b.as_list().items.size());
     std::vector<Value> items = a.as_list().items;
     items.insert(items.end(), b.as_list().items.begin(), b.as_list().items.end());
     return Value::list(std::move(items), a.as_list().tuple);
