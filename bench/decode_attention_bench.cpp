@@ -12,42 +12,26 @@
 // line: ms per call, those bytes per second, their ratio to the summed read and to 4.8 TB/s, and
 // the largest difference between the paged and the contiguous outputs.
 #include <ATen/ATen.h>
-#include <torch/cuda.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "kernel_bench.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/decode_attention.h"
 
 namespace {
 
+using verlpp::bench::ms_per_call;
+using verlpp::bench::option;
+
 constexpr double kH200BytesPerSecond = 4.8e12;
 constexpr int64_t kPageSize = 16;
-
-std::int64_t option(int argc, char** argv, const std::string& name, std::int64_t fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (argv[i] == name) return std::stoll(argv[i + 1]);
-  }
-  return fallback;
-}
-
-double ms_per_call(std::int64_t iters, const std::function<void()>& call) {
-  call();
-  torch::cuda::synchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::int64_t i = 0; i < iters; ++i) call();
-  torch::cuda::synchronize();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
-         static_cast<double>(iters);
-}
 
 // Sequence n's length: evenly spread over [length / 2, 3 length / 2].
 std::vector<int64_t> spread_lengths(int64_t seqs, int64_t length) {
@@ -132,10 +116,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "verlpp_decode_attention_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return verlpp::bench::main_of("verlpp_decode_attention_bench", run, argc, argv);
 }

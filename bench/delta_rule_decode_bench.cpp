@@ -9,15 +9,13 @@
 // Prints one JSON line: ms per step of each, the state bytes one step must read and write, the
 // bandwidth each reaches on them, and the largest difference of their outputs.
 #include <ATen/ATen.h>
-#include <torch/cuda.h>
 
-#include <chrono>
 #include <cstdint>
-#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kernel_bench.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/kernels/delta_rule_decode.h"
@@ -25,22 +23,8 @@
 
 namespace {
 
-std::int64_t option(int argc, char** argv, const std::string& name, std::int64_t fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (argv[i] == name) return std::stoll(argv[i + 1]);
-  }
-  return fallback;
-}
-
-double ms_per_call(std::int64_t iters, const std::function<void()>& call) {
-  call();
-  torch::cuda::synchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::int64_t i = 0; i < iters; ++i) call();
-  torch::cuda::synchronize();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
-         static_cast<double>(iters);
-}
+using verlpp::bench::ms_per_call;
+using verlpp::bench::option;
 
 int run(int argc, char** argv) {
   if (!verlpp::cuda_available()) throw verlpp::Error("this benchmark needs a CUDA device");
@@ -93,10 +77,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "verlpp_delta_rule_decode_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return verlpp::bench::main_of("verlpp_delta_rule_decode_bench", run, argc, argv);
 }
