@@ -6,6 +6,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
+#include "verlpp/data/row_error.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
@@ -80,11 +81,9 @@ std::vector<std::string> preprocess_gsm8k(const std::string& input_dir,
     for (std::size_t i = 0; i < raw.rows.size(); ++i) {
       const std::string question = string_field(raw.rows[i], "question", raw.origins[i]);
       const std::string answer = string_field(raw.rows[i], "answer", raw.origins[i]);
-      try {
-        rows.push_back(make_gsm8k_row(question, answer, split, static_cast<std::int64_t>(i)));
-      } catch (const Error& e) {
-        throw Error(fmt::format("{}: {}", raw.origins[i].describe(), e.what()));
-      }
+      rows.push_back(naming_row(raw.origins[i].describe(), [&] {
+        return make_gsm8k_row(question, answer, split, static_cast<std::int64_t>(i));
+      }));
     }
     const auto files = write_split(output_dir, split, rows, parquet);
     written.insert(written.end(), files.begin(), files.end());

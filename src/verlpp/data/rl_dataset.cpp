@@ -8,21 +8,11 @@
 #include <map>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/row_error.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
 namespace {
-
-// tokenizer.encode(text) of the row at `origin`: its errors (a character the vocabulary lacks and
-// no unk_token) name the row.
-std::vector<std::int32_t> encode_row(const tokenizer::Tokenizer& tokenizer, const std::string& text,
-                                     const RowOrigin& origin) {
-  try {
-    return tokenizer.encode(text);
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", origin.describe(), e.what()));
-  }
-}
 
 std::string column_list(const Row& row) {
   std::string keys;
@@ -158,11 +148,8 @@ std::string RLHFDataset::prompt_text(std::int64_t index) const {
   tokenizer::ChatTemplateOptions options;
   options.add_generation_prompt = true;
   options.extra_context = config_.apply_chat_template_kwargs;
-  try {
-    return tokenizer_.apply_chat_template(messages(index), options);
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", origin(index).describe(), e.what()));
-  }
+  return naming_row(origin(index).describe(),
+                    [&] { return tokenizer_.apply_chat_template(messages(index), options); });
 }
 
 std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
@@ -173,7 +160,8 @@ std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
     encoded = tokenizer_.encode_batch(texts);
   } catch (const Error&) {
     for (std::int64_t i = 0; i < size(); ++i) {
-      encode_row(tokenizer_, texts[static_cast<std::size_t>(i)], origin(i));
+      const std::string& text = texts[static_cast<std::size_t>(i)];
+      naming_row(origin(i).describe(), [&] { return tokenizer_.encode(text); });
     }
     throw;
   }
@@ -192,7 +180,8 @@ std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {
 
 RLHFDataset::EncodedRow RLHFDataset::encode(std::int64_t index) const {
   EncodedRow out;
-  out.ids = encode_row(tokenizer_, prompt_text(index), origin(index));
+  const std::string text = prompt_text(index);
+  out.ids = naming_row(origin(index).describe(), [&] { return tokenizer_.encode(text); });
   const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
   if (refs.empty()) {
     if (has_images() && std::count(out.ids.begin(), out.ids.end(), image_pad_id_) > 0) {
@@ -206,11 +195,8 @@ RLHFDataset::EncodedRow RLHFDataset::encode(std::int64_t index) const {
   std::vector<std::int64_t> counts;
   for (std::size_t k = 0; k < refs.size(); ++k) {
     const RgbImage image = load_image(refs[k], origin(index), k);
-    try {
-      out.images.push_back(prepare_image(image, config_.images));
-    } catch (const Error& e) {
-      throw Error(fmt::format("{} image {}: {}", origin(index).describe(), k, e.what()));
-    }
+    out.images.push_back(naming_row(fmt::format("{} image {}", origin(index).describe(), k),
+                                    [&] { return prepare_image(image, config_.images); }));
     counts.push_back(out.images.back().tokens(config_.images.processor.merge_size));
   }
   out.ids = expand_image_pads(out.ids, image_pad_id_, counts, origin(index).describe());

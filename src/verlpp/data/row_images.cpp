@@ -13,6 +13,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
 #include "verlpp/data/image_decode.h"
+#include "verlpp/data/row_error.h"
 
 namespace verlpp::data {
 namespace {
@@ -51,11 +52,8 @@ constexpr std::uintmax_t kMaxImageFileBytes = 1ULL << 30;
 // The bytes of a regular file (not a folder, device or pipe, which would fail, never end or
 // block), an error naming the row, the image and the OS's reason.
 std::string read_file(const std::filesystem::path& path, const RowOrigin& origin, std::size_t k) {
-  try {
-    require_regular_file(path.string(), "image file");
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: image {}: {}", origin.describe(), k, e.what()));
-  }
+  naming_row(fmt::format("{}: image {}", origin.describe(), k),
+             [&] { require_regular_file(path.string(), "image file"); });
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxImageFileBytes) {

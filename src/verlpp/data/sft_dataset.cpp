@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/row_error.h"
 #include "verlpp/data/row_reader.h"
 
 namespace verlpp::data {
@@ -44,17 +45,6 @@ std::size_t continuation(const Ids& shorter, const Ids& longer, const SftDataset
       where, message + 1, prefix));
 }
 
-// A tokenizer call for the row at `where`: its errors (a character the vocabulary lacks and no
-// unk_token, a chat template failing on this row's content) name the row.
-template <typename Call>
-Ids for_row(const std::string& where, const Call& call) {
-  try {
-    return call();
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", where, e.what()));
-  }
-}
-
 SftExample encode_messages(const Row& messages, const SftDatasetConfig& config,
                            const tokenizer::Tokenizer& tokenizer, const std::string& where) {
   if (!messages.is_array() || messages.empty()) {
@@ -76,11 +66,11 @@ SftExample encode_messages(const Row& messages, const SftDatasetConfig& config,
     const bool assistant = message["role"] == "assistant";
     Ids header = previous;
     if (assistant) {
-      header = for_row(where, [&] { return tokenizer.encode_chat(prefix, generation); });
+      header = naming_row(where, [&] { return tokenizer.encode_chat(prefix, generation); });
       append(out, header, continuation(previous, header, config, where, i), header.size(), false);
     }
     prefix.push_back(message);
-    const Ids current = for_row(where, [&] { return tokenizer.encode_chat(prefix, plain); });
+    const Ids current = naming_row(where, [&] { return tokenizer.encode_chat(prefix, plain); });
     append(out, current, continuation(header, current, config, where, i), current.size(),
            assistant);
     previous = current;
@@ -103,9 +93,9 @@ SftExample encode_single_turn(const Row& row, const SftDatasetConfig& config,
   options.extra_context = config.apply_chat_template_kwargs;
   const OrderedJson chat =
       OrderedJson::array({OrderedJson{{"role", "user"}, {"content", prompt.get<std::string>()}}});
-  const Ids prompt_ids = for_row(where, [&] { return tokenizer.encode_chat(chat, options); });
+  const Ids prompt_ids = naming_row(where, [&] { return tokenizer.encode_chat(chat, options); });
   const Ids response_ids =
-      for_row(where, [&] { return tokenizer.encode(response.get<std::string>() + *eos); });
+      naming_row(where, [&] { return tokenizer.encode(response.get<std::string>() + *eos); });
   SftExample out;
   append(out, prompt_ids, 0, prompt_ids.size(), false);
   append(out, response_ids, 0, response_ids.size(), true);
