@@ -13,9 +13,6 @@ namespace verlpp::config {
 namespace {
 
 constexpr std::string_view kEscapable = "\\{}[](),:= \t'\"";
-// Nesting of lists and maps in a value, and parts of a dotted key: the config YAML's own depth
-// limit (yaml_io.cpp). Deeper values exhausted the memory when printed or resolved.
-constexpr int kMaxOverrideDepth = 256;
 
 // Recursive-descent parser over one value.
 class ValueParser {
@@ -42,8 +39,8 @@ class ValueParser {
     skip_space();
     if (at_end()) fail("a value is missing");
     const char c = peek();
-    if ((c == '[' || c == '{') && depth_ >= kMaxOverrideDepth) {
-      fail("lists and maps nested more than " + std::to_string(kMaxOverrideDepth) + " levels deep");
+    if ((c == '[' || c == '{') && depth_ >= kMaxYamlDepth) {
+      fail("lists and maps nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
     }
     if (c == '[') return parse_list();
     if (c == '{') return parse_dict();
@@ -264,9 +261,9 @@ Override parse_override(const std::string& argument) {
     throw Error("override '" + shown(argument) + "': '" + item.path +
                 "' is not a valid dotted key");
   }
-  if (split_path(item.path).size() > static_cast<std::size_t>(kMaxOverrideDepth)) {
+  if (split_path(item.path).size() > static_cast<std::size_t>(kMaxYamlDepth)) {
     throw Error(fmt::format("override '{}': the key has more than {} dotted parts", shown(argument),
-                            kMaxOverrideDepth));
+                            kMaxYamlDepth));
   }
   if (eq != std::string_view::npos) {
     try {

@@ -206,7 +206,6 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
            c.ref.log_prob_max_token_len_per_gpu);
 }
 
-// A NaN or infinite learning rate trains a NaN model without any loss showing it first.
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);

@@ -16,7 +16,6 @@ namespace {
 // Limits on what a YAML text may expand to: aliases make a 2 kB file stand for billions of values
 // ("billion laughs"), and an anchor holding its own alias for an endless nesting.
 constexpr std::size_t kMaxYamlValues = 1'000'000;
-constexpr int kMaxYamlDepth = 256;
 
 struct Expansion {
   const std::string& source;

@@ -7,6 +7,11 @@
 
 namespace verlpp::config {
 
+// The deepest nesting of lists and maps a config value may have, in YAML files and in
+// command-line overrides (and the most parts of an override's dotted key): deeper values
+// exhaust the stack or the memory when printed or resolved.
+constexpr int kMaxYamlDepth = 256;
+
 // Parses YAML text. Plain scalars are typed by plain_scalar; quoted scalars stay strings.
 // Throws verlpp::Error "SOURCE:LINE:COLUMN: <parser message>" on malformed YAML.
 Node parse_yaml(const std::string& text, const std::string& source);

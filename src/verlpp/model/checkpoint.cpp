@@ -10,6 +10,7 @@
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
+#include "verlpp/core/json_parse.h"
 
 namespace verlpp::model {
 
@@ -24,7 +25,7 @@ nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
   if (!in) throw Error(path.string() + ": cannot open");
   try {
-    return nlohmann::json::parse(in);
+    return parse_json<nlohmann::json>(in);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
   }

@@ -703,7 +703,12 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
     why_not = file.string() + " is not readable";
     return std::nullopt;
   }
-  const json top = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json parsed;  // stays null for text that is not JSON: reported below
+  try {
+    parsed = parse_json<json>(in);
+  } catch (const json::exception&) {
+  }
+  const json& top = parsed;
   if (!top.is_object()) {
     why_not = file.string() + " is not a JSON object";
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -16,7 +17,7 @@ void add_generation_config_eos(const std::string& model_dir, std::set<std::int32
   if (!in) return;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json<nlohmann::json>(in);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": invalid JSON: " + e.what());
   }

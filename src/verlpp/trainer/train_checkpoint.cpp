@@ -7,6 +7,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/json_parse.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::trainer {
@@ -121,8 +122,12 @@ nlohmann::json read_trainer_state(const fs::path& step_folder) {
   const fs::path path = step_folder / kTrainerStateFile;
   require_file(path, "the trainer's step, dataloader and RNG state");
   std::ifstream in(path);
-  nlohmann::json state = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (state.is_discarded()) throw Error(path.string() + ": not valid JSON");
+  nlohmann::json state;
+  try {
+    state = parse_json<nlohmann::json>(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
   if (!state.is_object()) throw Error(path.string() + ": expected a JSON object");
   return state;
 }
