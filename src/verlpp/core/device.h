@@ -4,16 +4,9 @@
 
 #include <string>
 
+#include "verlpp/core/device_kind.h"
+
 namespace verlpp {
-
-enum class DeviceKind { cpu, cuda, npu };
-
-// "cpu", "cuda", "npu".
-std::string device_name(DeviceKind kind);
-
-// Parses a device name as verl's trainer.device / DEVICE / VERL_PLATFORM accept it:
-// cpu; cuda, gpu, nvidia; npu, huawei. Throws verlpp::Error naming `source` for anything else.
-DeviceKind parse_device(const std::string& name, const std::string& source);
 
 // True when this build has CUDA and a CUDA device is visible.
 bool cuda_available();
