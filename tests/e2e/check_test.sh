@@ -127,6 +127,16 @@ expect_has "vlm" "unknown rollout name"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm reward.reward_manager.name=bogus
 expect_rc 1 "unknown reward manager"
 expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo" "unknown reward manager"
+# The device a run would ask for: trainer.device, or DEVICE / VERL_PLATFORM, which take precedence.
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm trainer.device=tpu
+expect_rc 1 "unknown device"
+expect_has "trainer.device: unknown device 'tpu'; expected cpu, cuda (gpu, nvidia) or npu (huawei)" "unknown device"
+expect_has "trainer.device=cuda" "unknown device fix"
+run env DEVICE=tpu "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm
+expect_rc 1 "unknown DEVICE"
+expect_has "DEVICE: unknown device 'tpu'" "unknown DEVICE"
+run env DEVICE=cuda "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm trainer.device=tpu
+expect_lacks "unknown device" "DEVICE over trainer.device"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.clip_grad=0
 expect_rc 1 "clip_grad 0"
 expect_has "actor_rollout_ref.actor.optim.clip_grad: must be > 0" "clip_grad 0"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "verlpp/core/device_kind.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::config {
@@ -533,6 +534,12 @@ void check_trainer(const Config& c, Findings& out) {
                "data.val_batch_size=null");
   }
   check_name("reward.reward_manager.name", c.reward_manager, kRewardManagers, out);
+  const DeviceRequest device = requested_device(t.device);
+  if (!is_device_name(device.name)) {
+    add_error(out, device.source,
+              fmt::format("unknown device '{}'; expected {}", device.name, kDeviceNames),
+              device.source == "trainer.device" ? "trainer.device=cuda" : device.source + "=cuda");
+  }
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
     add_error(out, "reward.reward_model.n_gpus_per_node",
