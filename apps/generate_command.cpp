@@ -26,6 +26,7 @@
 #include "verlpp/core/host_memory.h"
 #include "verlpp/core/input_file.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/core/utf8.h"
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/data/rl_dataset.h"
 #include "verlpp/model/causal_lm.h"
@@ -33,7 +34,6 @@
 #include "verlpp/reward/dispatch.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
-#include "verlpp/tokenizer/utf8.h"
 #include "verlpp/trainer/sampling_settings.h"
 #include "verlpp/trainer/stop_tokens.h"
 
@@ -288,7 +288,7 @@ int run_generate(const GenerateOptions& o) {
   }
   if (o.max_prompt_length < 1) throw Error("--max-prompt-length must be >= 1");
   for (size_t i = 0; i < o.prompts.size(); ++i) {
-    tokenizer::utf8::require_valid(o.prompts[i], fmt::format("--prompt (the {}. one)", i + 1));
+    utf8::require_valid(o.prompts[i], fmt::format("--prompt (the {}. one)", i + 1));
   }
   require_batch_memory(static_cast<double>(o.batch_size) * static_cast<double>(o.n),
                        o.max_prompt_length + o.response_length,

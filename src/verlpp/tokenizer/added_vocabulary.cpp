@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::tokenizer {
 namespace {

@@ -6,8 +6,8 @@
 #include <queue>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/utf8.h"
 #include "verlpp/tokenizer/byte_level.h"
-#include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::tokenizer::byte_level {
 namespace {

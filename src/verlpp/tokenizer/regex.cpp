@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "verlpp/core/error.h"
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::tokenizer {
 namespace {

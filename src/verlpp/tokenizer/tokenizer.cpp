@@ -9,13 +9,13 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/json_parse.h"
+#include "verlpp/core/utf8.h"
 #include "verlpp/tokenizer/added_vocabulary.h"
 #include "verlpp/tokenizer/bpe.h"
 #include "verlpp/tokenizer/byte_level.h"
 #include "verlpp/tokenizer/normalizer.h"
 #include "verlpp/tokenizer/pre_tokenizer.h"
 #include "verlpp/tokenizer/tokenizer_config.h"
-#include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "fixtures.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/utf8.h"
 #include "verlpp/tokenizer/byte_level.h"
-#include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer::testing {
 namespace {

@@ -1,6 +1,6 @@
 // UTF-8 helpers and Python value formatting, against hand-worked values (Rust's
 // String::from_utf8_lossy for the replacement rules, CPython's repr for floats and strings).
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 #include <gtest/gtest.h>
 

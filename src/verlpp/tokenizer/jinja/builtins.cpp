@@ -8,10 +8,10 @@
 #include <set>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/utf8.h"
 #include "verlpp/tokenizer/jinja/interpreter.h"
 #include "verlpp/tokenizer/jinja/lexer.h"
 #include "verlpp/tokenizer/jinja/limits.h"
-#include "verlpp/tokenizer/utf8.h"
 
 namespace verlpp::tokenizer::jinja {
 namespace {

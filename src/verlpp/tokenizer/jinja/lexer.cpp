@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "verlpp/core/error.h"
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::tokenizer::jinja {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "verlpp/core/error.h"
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::tokenizer::jinja {
 

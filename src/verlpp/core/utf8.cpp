@@ -1,8 +1,8 @@
-#include "verlpp/tokenizer/utf8.h"
+#include "verlpp/core/utf8.h"
 
 #include "verlpp/core/error.h"
 
-namespace verlpp::tokenizer::utf8 {
+namespace verlpp::utf8 {
 namespace {
 
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -144,4 +144,4 @@ std::size_t length(std::string_view s) {
   return n;
 }
 
-}  // namespace verlpp::tokenizer::utf8
+}  // namespace verlpp::utf8

@@ -1,7 +1,7 @@
-// UTF-8 helpers for the tokenizer: validation with the offset of the first bad byte, code point
-// iteration, and the lossy conversion Rust's String::from_utf8_lossy performs (each maximal
-// invalid subsequence becomes U+FFFD, as the Unicode standard's "substitution of maximal
-// subparts" recommends), which HF's decoders apply.
+// UTF-8 helpers (the tokenizer's, and the config files' check): validation with the offset of the
+// first bad byte, code point iteration, and the lossy conversion Rust's String::from_utf8_lossy
+// performs (each maximal invalid subsequence becomes U+FFFD, as the Unicode standard's
+// "substitution of maximal subparts" recommends), which HF's decoders apply.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace verlpp::tokenizer::utf8 {
+namespace verlpp::utf8 {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if s[i] starts no valid sequence
 // (bad lead byte, bad continuation, overlong form, surrogate, > U+10FFFF, or cut short).
@@ -39,4 +39,4 @@ std::size_t complete_prefix(std::string_view bytes);
 // Number of code points in valid UTF-8 `s`.
 std::size_t length(std::string_view s);
 
-}  // namespace verlpp::tokenizer::utf8
+}  // namespace verlpp::utf8
