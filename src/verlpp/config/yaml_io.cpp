@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::config {
 namespace {
@@ -148,9 +151,23 @@ void emit(const Node& node, int indent, std::ostringstream& out) {
   }
 }
 
+// Throws "SOURCE:LINE:COLUMN: not UTF-8 text (byte 0xNN)" at the first byte outside UTF-8.
+void require_utf8(const std::string& text, const std::string& source) {
+  const std::optional<std::size_t> bad = utf8::first_invalid(text);
+  if (!bad) return;
+  const auto before = text.begin() + static_cast<std::ptrdiff_t>(*bad);
+  const auto line = 1 + std::count(text.begin(), before, '\n');
+  const std::size_t newline = *bad == 0 ? std::string::npos : text.rfind('\n', *bad - 1);
+  const std::size_t column = newline == std::string::npos ? *bad + 1 : *bad - newline;
+  throw Error(
+      fmt::format("{}:{}:{}: not UTF-8 text (byte 0x{:02x}); config files are read as UTF-8",
+                  source, line, column, static_cast<unsigned char>(text[*bad])));
+}
+
 }  // namespace
 
 Node parse_yaml(const std::string& text, const std::string& source) {
+  require_utf8(text, source);
   try {
     Expansion budget{source};
     return from_yaml(YAML::Load(text), budget, 0);

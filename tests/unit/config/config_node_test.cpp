@@ -195,5 +195,27 @@ TEST(ParseYaml, ErrorNamesSourceAndLine) {
   }
 }
 
+// Bytes outside UTF-8 (a Latin-1 é, a lone continuation byte, a cut-off sequence) are an error at
+// the line and column of the first one, counted by hand; valid UTF-8 of 1-4 bytes reads back.
+TEST(ParseYaml, TextThatIsNotUtf8IsAnErrorAtItsPosition) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"a: 1\nb: caf\xe9\n", "my.yaml:2:7: not UTF-8 text (byte 0xe9)"},
+      {"\x80"
+       "a: 1\n",
+       "my.yaml:1:1: not UTF-8 text (byte 0x80)"},
+      {"a: 1\nb: 2\nc: \xe2\x82", "my.yaml:3:4: not UTF-8 text (byte 0xe2)"},
+  };
+  for (const auto& [text, want] : cases) {
+    try {
+      parse_yaml(text, "my.yaml");
+      FAIL() << "accepted: " << want;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  }
+  const Node root = parse_yaml("name: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n", "my.yaml");
+  EXPECT_EQ(root.find("name")->as_string(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
 }  // namespace
 }  // namespace verlpp::config
