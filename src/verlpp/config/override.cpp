@@ -287,6 +287,14 @@ Applied apply_override(Node& root, const Override& item) {
         throw Error("override '" + item.text + "': unknown key '" + item.path + "'" +
                     did_you_mean(root, item.path) + " (to add a new key write +" + item.text + ")");
       }
+      if (existing->is_map() && !existing->entries().empty() && !item.value->is_map() &&
+          !item.value->is_null()) {
+        throw Error(fmt::format(
+            "override '{}': '{}' is a section of {} keys, not a value (set one of its keys, e.g. "
+            "{}.{}=..., or delete it with ~{})",
+            shown(item.text), item.path, existing->entries().size(), item.path,
+            existing->entries().front().first, item.path));
+      }
       *existing = *item.value;
       return Applied::yes;
     case Override::Op::add:

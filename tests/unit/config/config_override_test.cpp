@@ -229,6 +229,27 @@ TEST(ApplyOverride, UnknownKeyWithoutPrefixSuggestsFullKey) {
   }
 }
 
+// A scalar or a list cannot replace a section (OmegaConf would, and the run then fails on the first
+// key read from it); null still empties one, ~ deletes it.
+TEST(ApplyOverride, ValueOverASectionNamesTheSection) {
+  for (const char* argument : {"trainer=3", "trainer=[1,2]"}) {
+    Node root = trainer_tree();
+    try {
+      apply_override(root, parse_override(argument));
+      FAIL() << argument << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'trainer' is a section of 3 keys, not a value (set one "
+                                           "of its keys, e.g. trainer.total_epochs=..."),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(find_path(root, "trainer.nnodes")->as_int(), 1);
+  }
+  Node root = trainer_tree();
+  apply(root, "trainer=null");
+  EXPECT_TRUE(find_path(root, "trainer")->is_null());
+}
+
 TEST(ApplyOverride, AddOnNonNullScalarThrows) {
   Node root = trainer_tree();
   EXPECT_THROW(apply_override(root, parse_override("+trainer.nnodes=2")), Error);
