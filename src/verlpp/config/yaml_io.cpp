@@ -1,6 +1,7 @@
 #include "verlpp/config/yaml_io.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -171,6 +172,9 @@ Node parse_yaml(const std::string& text, const std::string& source) {
   try {
     Expansion budget{source};
     return from_yaml(YAML::Load(text), budget, 0);
+  } catch (const YAML::DeepRecursion& e) {
+    throw Error(fmt::format("{}:{}:{}: the YAML nests more than {} levels deep", source,
+                            e.mark.line + 1, e.mark.column + 1, kMaxYamlDepth));
   } catch (const YAML::Exception& e) {
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                 std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);

@@ -195,6 +195,24 @@ TEST(ParseYaml, ErrorNamesSourceAndLine) {
   }
 }
 
+// Nesting deeper than yaml-cpp's parser takes (flow lists, block maps) says so, as the nesting
+// verlpp refuses itself does, instead of yaml-cpp's "bad file".
+TEST(ParseYaml, DeepNestingSaysSo) {
+  std::string block;
+  for (int i = 0; i < 3000; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
+  for (const std::string& text :
+       {"a: " + std::string(200000, '[') + std::string(200000, ']') + "\n", block}) {
+    try {
+      parse_yaml(text, "deep.yaml");
+      FAIL() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("nests more than 256 levels deep"), std::string::npos)
+          << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("deep.yaml:", 0), 0u) << e.what();
+    }
+  }
+}
+
 // Bytes outside UTF-8 (a Latin-1 é, a lone continuation byte, a cut-off sequence) are an error at
 // the line and column of the first one, counted by hand; valid UTF-8 of 1-4 bytes reads back.
 TEST(ParseYaml, TextThatIsNotUtf8IsAnErrorAtItsPosition) {
