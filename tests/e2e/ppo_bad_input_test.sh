@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `verlpp ppo` on bad input: a dataset smaller than one batch, a corrupt checkpoint, a checkpoint of
-# another model, a checkpoint folder that cannot be created and a full disk. Each must fail with a
-# one-line error naming the file or key (exit 1, no crash), and an earlier checkpoint must survive.
+# `verlpp ppo` on bad input: a dataset smaller than one batch, rows that cannot fit in memory, a
+# rollout shorter than the prompts, a corrupt checkpoint, a checkpoint of another model, a
+# checkpoint folder that cannot be created and a full disk. Each must fail with a one-line error
+# naming the file or key (exit 1, no crash), and an earlier checkpoint must survive.
 # Usage: ppo_bad_input_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
@@ -44,6 +45,11 @@ grep -qi "batch" <<<"$out" || fail "the small-dataset error does not mention the
 # Rows that cannot fit in memory: refused before the model loads (it used to grow until swapping).
 out=$(ppo "$work/model" "$work/huge" actor_rollout_ref.rollout.n=100000000 trainer.total_training_steps=1); rc=$?
 expect_error "rollout.n 10^8" "data.train_batch_size 2 × actor_rollout_ref.rollout.n 100000000 rows of up to 260 tokens need about" "$out" "$rc"
+
+# A rollout shorter than the prompts (rollout.prompt_length 16 + response 4 = max_model_len 20):
+# vLLM refuses such a prompt, so does the rollout, naming the row.
+out=$(ppo "$work/model" "$work/short" actor_rollout_ref.rollout.prompt_length=16 trainer.total_training_steps=1); rc=$?
+expect_error "rollout shorter than the prompts" "tokens, more than max_model_len 20 (rollout.max_model_len" "$out" "$rc"
 
 out=$(ppo "$work/model" "$work/ckpt" trainer.total_training_steps=1); rc=$?
 [ "$rc" -eq 0 ] || fail "first run (exit $rc): $(tail -3 <<<"$out")"

@@ -329,6 +329,14 @@ void check_rollout(const Config& c, Findings& out) {
               fmt::format("{}.max_num_batched_tokens={} (or {}.enable_chunked_prefill=True)",
                           kRollout, model_len, kRollout));
   }
+  if (model_len < c.data.max_prompt_length) {
+    add_notice(out, kRollout + ".prompt_length",
+               fmt::format("max_model_len {} (rollout.max_model_len, by default prompt_length + "
+                           "response_length) is below data.max_prompt_length {}: a longer prompt "
+                           "ends the run, as vLLM refuses it",
+                           model_len, c.data.max_prompt_length),
+               kRollout + ".prompt_length=${data.max_prompt_length}");
+  }
   if (r.max_model_len && needed > *r.max_model_len) {
     add_error(out, kRollout + ".max_model_len",
               fmt::format("the rollout holds prompt {} + response {} = {} tokens but "

@@ -38,10 +38,11 @@ std::uint64_t positions_key(const std::vector<int64_t>& positions) {
   return 0;
 }
 
-// One request per row: its real prompt tokens and positions; rows repeating an earlier row's
+// One request per row: its real prompt tokens and positions, and the tokens it may sample
+// (`max_tokens`, or its entry of `capped` when that is not empty); rows repeating an earlier row's
 // prompt fork from it.
 std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGroups& groups,
-                                   int64_t max_tokens) {
+                                   int64_t max_tokens, const std::vector<int64_t>& capped) {
   const int64_t* ids = packed.ids.data_ptr<int64_t>();
   const int64_t* positions = packed.positions.data_ptr<int64_t>();
   const int64_t* cu = packed.cu_seqlens.data_ptr<int64_t>();
@@ -58,7 +59,7 @@ std::vector<Request> make_requests(const PackedPrompts& packed, const PromptGrou
       r.prompt_positions.assign(t_stream.data_ptr<int64_t>(),
                                 t_stream.data_ptr<int64_t>() + t_stream.numel());
     }
-    r.max_tokens = max_tokens;
+    r.max_tokens = capped.empty() ? max_tokens : capped[b];
     const int64_t first = groups.firsts[static_cast<size_t>(groups.group[b])];
     if (first != r.id) r.fork_of = first;
     requests.push_back(std::move(r));
@@ -269,7 +270,8 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   config.eos_token_ids.assign(params.eos_token_ids.begin(), params.eos_token_ids.end());
   config.ignore_eos = params.ignore_eos;
   Scheduler scheduler(config, kv);
-  for (Request& r : make_requests(packed, group_prompts(packed, params.enable_prefix_caching), R)) {
+  for (Request& r : make_requests(packed, group_prompts(packed, params.enable_prefix_caching), R,
+                                  capped_response_lengths(params, packed, R))) {
     scheduler.add(std::move(r));
   }
   // One block and one state slot more than the KV manager hands out: the scratch of graph buckets'

@@ -152,7 +152,28 @@ int64_t response_length(const SamplingParams& params, const PackedPrompts& packe
         "model's max_position_embeddings {}; lower response_length or the prompt length",
         packed.max_length, R, max_position_embeddings));
   }
+  if (params.max_model_len > 0 && packed.max_length > params.max_model_len) {
+    const auto longest = std::max_element(packed.lengths.begin(), packed.lengths.end());
+    throw Error(fmt::format(
+        "generate_sequences: the prompt of row {} has {} tokens, more than max_model_len {} "
+        "(rollout.max_model_len, by default rollout.prompt_length + response_length), which vLLM "
+        "refuses; raise rollout.prompt_length to data.max_prompt_length",
+        longest - packed.lengths.begin(), *longest, params.max_model_len));
+  }
   return R;
+}
+
+std::vector<int64_t> capped_response_lengths(const SamplingParams& params,
+                                             const PackedPrompts& packed, int64_t response_length) {
+  if (params.max_model_len <= 0 || packed.max_length + response_length <= params.max_model_len) {
+    return {};
+  }
+  std::vector<int64_t> limits;
+  limits.reserve(packed.lengths.size());
+  for (const int64_t length : packed.lengths) {
+    limits.push_back(std::clamp<int64_t>(params.max_model_len - length, 1, response_length));
+  }
+  return limits;
 }
 
 SamplerSettings sampler_settings(const SamplingParams& params) {

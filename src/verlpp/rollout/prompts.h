@@ -47,11 +47,18 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
 
 SamplerSettings sampler_settings(const SamplingParams& params);
 
-// params.max_response_length; throws verlpp::Error when it is below 1, or when the longest
+// params.max_response_length; throws verlpp::Error when it is below 1, when the longest
 // prompt plus it exceeds max_position_embeddings (> 0) of the model (verl's rollout asserts the
-// same of its configured lengths).
+// same of its configured lengths), or when a prompt is longer than params.max_model_len (> 0;
+// vLLM refuses such a prompt).
 int64_t response_length(const SamplingParams& params, const PackedPrompts& packed,
                         int64_t max_position_embeddings);
+
+// [B]: the tokens each row may sample: `response_length`, or fewer where its prompt plus that
+// would pass params.max_model_len: max_model_len - prompt, at least 1 (vLLM v1 stops a request
+// once prompt + output reach max_model_len, after its first token). Empty when no row is capped.
+std::vector<int64_t> capped_response_lengths(const SamplingParams& params,
+                                             const PackedPrompts& packed, int64_t response_length);
 
 // generate_sequences' result (rollout.h) from the responses [B, R] (tokens, response mask,
 // log-probs) on the model's device. Throws verlpp::Error when a response token's log-prob is NaN

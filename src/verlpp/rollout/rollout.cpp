@@ -59,6 +59,7 @@ struct ResponseBuffers {
   at::Tensor tokens, mask, logprobs;  // [B, R]
   at::Tensor done;                    // [B] bool
   at::Tensor eos;                     // [E] int64
+  at::Tensor limit;                   // [B] int64: tokens each row may sample; undefined: R
 };
 
 // Records step `s` for rows `rows`; rows already done get padding.
@@ -73,6 +74,10 @@ void record(ResponseBuffers& out, int64_t s, const at::Tensor& rows, const Sampl
   if (!params.ignore_eos && out.eos.numel() > 0) {
     out.done.index_copy_(0, rows,
                          out.done.index_select(0, rows) | at::isin(sampled.tokens, out.eos));
+  }
+  if (out.limit.defined()) {
+    out.done.index_copy_(
+        0, rows, out.done.index_select(0, rows) | out.limit.index_select(0, rows).le(s + 1));
   }
 }
 
@@ -165,6 +170,8 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   out.mask = at::zeros({B, R}, long_options);
   out.logprobs = at::zeros({B, R}, long_options.dtype(at::kFloat));
   out.done = at::zeros({B}, long_options.dtype(at::kBool));
+  const std::vector<int64_t> capped = capped_response_lengths(params, packed, R);
+  if (!capped.empty()) out.limit = at::tensor(capped, at::kLong).to(dev);
   out.eos =
       at::tensor(std::vector<int64_t>(params.eos_token_ids.begin(), params.eos_token_ids.end()),
                  at::kLong)

@@ -14,7 +14,11 @@ struct SamplingParams {
   double top_p = 1.0;        // 1: off
   bool do_sample = true;
   bool ignore_eos = false;
-  std::int64_t max_response_length = 0;     // R: response_length
+  std::int64_t max_response_length = 0;  // R: response_length
+  // rollout.max_model_len (verl's default: prompt_length + response_length): prompt + response
+  // tokens a row may hold, as vLLM applies it: a longer prompt is an error, a response stops
+  // where prompt + response reach it. <= 0: no limit.
+  std::int64_t max_model_len = 0;
   std::vector<std::int32_t> eos_token_ids;  // tokenizer eos + generation_config eos (any of them)
   std::int32_t pad_token_id = 0;
   bool calculate_log_probs = true;

@@ -1,6 +1,7 @@
 // verl's sampling keys of actor_rollout_ref.rollout (verl.md §8.1: temperature, top_k, top_p,
-// do_sample, ignore_eos, response_length, calculate_log_probs, max_num_seqs, enforce_eager,
-// val_kwargs) as the rollout's SamplingParams: the one place they are translated.
+// do_sample, ignore_eos, response_length, max_model_len (by default prompt_length +
+// response_length), calculate_log_probs, max_num_seqs, enforce_eager, val_kwargs) as the rollout's
+// SamplingParams: the one place they are translated.
 #pragma once
 
 #include <cstdint>

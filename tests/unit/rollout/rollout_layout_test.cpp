@@ -208,6 +208,44 @@ TEST_F(RolloutStops, IgnoreEosRunsToMaxResponseLength) {
   expect_cut(out, {});
 }
 
+// rollout.max_model_len as vLLM applies it: a row stops once prompt + response reach it (after
+// one token at least), on the engine and in static batches; a longer prompt is an error naming
+// its row. Prompts of 3, 7, 5 and 1 tokens, response_length 7.
+TEST_F(RolloutStops, MaxModelLenCapsResponsesAndRefusesLongerPrompts) {
+  const std::vector<std::pair<int64_t, std::vector<int64_t>>> cases = {
+      {10, {7, 3, 5, 7}}, {7, {4, 1, 2, 6}}, {100, {7, 7, 7, 7}}};
+  for (const auto& [max_model_len, lengths] : cases) {
+    for (const bool static_batches : {false, true}) {
+      SamplingParams p = greedy(R);
+      p.max_model_len = max_model_len;
+      p.static_batches = static_batches;
+      const data::Batch out = generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+      for (size_t b = 0; b < kPrompts.size(); ++b) {
+        const int64_t n = lengths[b];
+        std::vector<int64_t> want(reference[b].begin(), reference[b].begin() + n);
+        want.resize(static_cast<size_t>(R), kPad);
+        std::vector<int64_t> mask(static_cast<size_t>(R), 0);
+        std::fill(mask.begin(), mask.begin() + n, 1);
+        const std::string what = "max_model_len " + std::to_string(max_model_len) + " row " +
+                                 std::to_string(b) + (static_batches ? " static" : " engine");
+        EXPECT_EQ(row(out.tensor("responses"), static_cast<int64_t>(b)), want) << what;
+        EXPECT_EQ(row(out.tensor("response_mask"), static_cast<int64_t>(b)), mask) << what;
+      }
+    }
+  }
+  SamplingParams p = greedy(R);
+  p.max_model_len = 6;
+  try {
+    generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
+    FAIL() << "a 7-token prompt passed max_model_len 6";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the prompt of row 1 has 7 tokens, more than "
+                                         "max_model_len 6"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Rollout, NonTensorFieldsAndMetaInfoAreCarried) {
   const model::CausalLM m = testing::load_fp32("qwen3_tied");
   data::Batch prompts = testing::left_padded({{1, 2}, {3}}, 3, kPad);
