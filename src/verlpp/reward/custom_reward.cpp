@@ -77,7 +77,11 @@ ScoreResult CustomRewardFunction::call_named(const std::string& source, const st
       throw Error(
           fmt::format("{} gave value {} without a name for data_source '{}'", who, i, source));
     }
-    result.extra[names[i]] = values[i];
+    const auto [it, added] = result.extra.emplace(names[i], values[i]);
+    if (!added) {
+      throw Error(fmt::format("{} gave \"{}\" twice (values {} and {}) for data_source '{}'", who,
+                              names[i], it->second, values[i], source));
+    }
     if (std::string_view(names[i]) == "score") result.score = values[i];
   }
   if (result.extra.count("score") == 0) {

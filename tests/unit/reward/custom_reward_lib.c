@@ -67,6 +67,22 @@ int no_score_named(const char* data_source, const char* solution_str, const char
   return 1;
 }
 
+/* "score" twice (a Python dict cannot hold a key twice). */
+int score_twice_named(const char* data_source, const char* solution_str, const char* ground_truth,
+                      const char* extra_info_json, const char** names, double* values,
+                      int capacity) {
+  (void)data_source;
+  (void)solution_str;
+  (void)ground_truth;
+  (void)extra_info_json;
+  (void)capacity;
+  names[0] = "score";
+  values[0] = 1.0;
+  names[1] = "score";
+  values[1] = 2.0;
+  return 2;
+}
+
 /* A failure reported by a negative count. */
 int fails_named(const char* data_source, const char* solution_str, const char* ground_truth,
                 const char* extra_info_json, const char** names, double* values, int capacity) {

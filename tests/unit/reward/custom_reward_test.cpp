@@ -69,6 +69,9 @@ TEST(CustomReward, NamedRewards) {
             std::string::npos);
   EXPECT_NE(error_of(Scorer(custom(CUSTOM_REWARD_LIB, "fails"))).find("'fails_named'"),
             std::string::npos);
+  EXPECT_NE(error_of(Scorer(custom(CUSTOM_REWARD_LIB, "score_twice")))
+                .find("gave \"score\" twice (values 1 and 2) for data_source 'math/x'"),
+            std::string::npos);
 }
 
 // verl's reward_extra_info: a scalar score is "acc"; named values keep their names, and every
