@@ -9,6 +9,7 @@
 #include "verlpp/config/override.h"
 #include "verlpp/config/yaml_io.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 
 namespace verlpp::config {
 namespace {
@@ -41,12 +42,8 @@ Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_
   if (dir) {
     const fs::path file = fs::path(*dir) / (name + ".yaml");
     std::error_code ec;
-    const fs::file_status status = fs::status(file, ec);
-    if (status.type() != fs::file_type::not_found) {
-      if (ec || !fs::is_regular_file(status)) {
-        throw Error(file.string() + ": cannot read the config: " +
-                    (ec ? ec.message() : std::string("not a regular file (a folder?)")));
-      }
+    if (fs::status(file, ec).type() != fs::file_type::not_found) {
+      require_regular_file(file.string(), "the config");
       std::ifstream in(file);
       const std::string text((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());

@@ -222,10 +222,10 @@ TEST_F(UserConfigDir, FolderOrLinkLoopIsAnErrorNamingTheFile) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error_of("folder"), (dir_ / "folder.yaml").string() +
-                                    ": cannot read the config: not a regular file (a folder?)");
-  EXPECT_EQ(error_of("loop"), (dir_ / "loop.yaml").string() +
-                                  ": cannot read the config: Too many levels of symbolic links");
+  EXPECT_EQ(error_of("folder"),
+            (dir_ / "folder.yaml").string() + ": the config is a folder, not a file");
+  EXPECT_EQ(error_of("loop"),
+            (dir_ / "loop.yaml").string() + ": the config: Too many levels of symbolic links");
 }
 
 // A 1 kB "billion laughs" file (10^9 values through aliases) and 300 levels of nesting: each a
