@@ -53,12 +53,11 @@ at::Tensor Critic::forward_values(const data::Batch& micro) const {
 at::Tensor Critic::compute_values(const data::Batch& batch) const {
   c10::AutoGradMode no_grad(false);
   std::vector<at::Tensor> parts;
-  for (const auto& rows :
-       micro_batch_indices(batch.tensor("attention_mask"), settings_.forward_micro, settings_.dp)) {
-    parts.push_back(forward_values(batch.select(rows)));
-  }
+  const auto pieces =
+      micro_batch_indices(batch.tensor("attention_mask"), settings_.forward_micro, settings_.dp);
+  for (const auto& rows : pieces) parts.push_back(forward_values(batch.select(rows)));
   if (state_.sharded) state_.sharded->reshard();
-  return at::cat(parts);
+  return in_batch_order(parts, pieces);
 }
 
 algo::Metrics Critic::update_critic(const data::Batch& batch) {

@@ -52,17 +52,17 @@ LogProbOutput compute_log_prob(const model::CausalLM& model, const data::Batch& 
                                bool with_entropy, const dist::Communicator& dp) {
   c10::AutoGradMode no_grad(false);
   std::vector<at::Tensor> log_probs, entropy, sum_pi_squared;
-  for (const auto& rows : micro_batch_indices(batch.tensor("attention_mask"), how, dp)) {
+  const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), how, dp);
+  for (const auto& rows : pieces) {
     const LogProbOutput part = forward_log_prob(model, batch.select(rows), forward, with_entropy);
     log_probs.push_back(part.log_probs);
     if (with_entropy) entropy.push_back(part.entropy);
     if (forward.sum_pi_squared) sum_pi_squared.push_back(part.sum_pi_squared);
   }
-  // micro_batch_indices keeps the row order, so concatenation restores the batch.
   LogProbOutput out;
-  out.log_probs = at::cat(log_probs);
-  if (with_entropy) out.entropy = at::cat(entropy);
-  if (forward.sum_pi_squared) out.sum_pi_squared = at::cat(sum_pi_squared);
+  out.log_probs = in_batch_order(log_probs, pieces);
+  if (with_entropy) out.entropy = in_batch_order(entropy, pieces);
+  if (forward.sum_pi_squared) out.sum_pi_squared = in_batch_order(sum_pi_squared, pieces);
   return out;
 }
 

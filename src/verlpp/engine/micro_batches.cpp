@@ -1,8 +1,13 @@
 #include "verlpp/engine/micro_batches.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/seqlen_balancing.h"
 
 namespace verlpp::engine {
 namespace {
@@ -17,21 +22,29 @@ std::vector<std::vector<std::int64_t>> by_rows(std::int64_t rows, std::int64_t s
   return out;
 }
 
+// verl's rearrange_micro_batches: the Karmarkar-Karp partition of the rows' token counts into
+// min(rows, ceil(total / budget)) micro-batches, that count raised to the largest over `dp`.
 std::vector<std::vector<std::int64_t>> by_tokens(const at::Tensor& attention_mask,
-                                                 std::int64_t budget) {
+                                                 std::int64_t budget,
+                                                 const dist::Communicator& dp) {
   const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
-  const auto* len = lengths.data_ptr<std::int64_t>();
-  std::vector<std::vector<std::int64_t>> out;
-  std::int64_t used = 0;
-  for (std::int64_t i = 0; i < lengths.size(0); ++i) {
-    if (out.empty() || used + len[i] > budget) {
-      out.emplace_back();
-      used = 0;
-    }
-    out.back().push_back(i);
-    used += len[i];
+  const std::vector<std::int64_t> tokens(lengths.data_ptr<std::int64_t>(),
+                                         lengths.data_ptr<std::int64_t>() + lengths.numel());
+  const auto rows = static_cast<std::int64_t>(tokens.size());
+  const std::int64_t total = std::accumulate(tokens.begin(), tokens.end(), std::int64_t{0});
+  std::int64_t count = std::min(rows, (total + budget - 1) / budget);
+  if (dp.size() > 1) {
+    count =
+        static_cast<std::int64_t>(dp.all_reduce(static_cast<double>(count), dist::ReduceOp::max));
   }
-  return out;
+  if (count > rows) {
+    throw Error(fmt::format(
+        "micro-batches: another data-parallel rank needs {} micro-batches but this rank has only "
+        "{} rows",
+        count, rows));
+  }
+  if (count == 0) return {};
+  return data::karmarkar_karp_partitions(tokens, count, false);
 }
 
 }  // namespace
@@ -42,26 +55,26 @@ std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& att
   const std::int64_t rows = attention_mask.size(0);
   if (how.max_tokens) {
     if (*how.max_tokens < 1) throw Error("max_token_len_per_gpu: expected a value >= 1");
-    auto pieces = by_tokens(attention_mask, *how.max_tokens);
-    if (dp.size() > 1) {
-      const auto count = static_cast<std::int64_t>(
-          dp.all_reduce(static_cast<double>(pieces.size()), dist::ReduceOp::max));
-      const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
-      const auto* len = lengths.data_ptr<std::int64_t>();
-      const auto tokens = [len](const std::vector<std::int64_t>& piece) {
-        std::int64_t sum = 0;
-        for (std::int64_t row : piece) sum += len[row];
-        return sum;
-      };
-      if (!split_to_count(pieces, count, tokens)) {
-        throw Error("micro-batches: another data-parallel rank needs " + std::to_string(count) +
-                    " micro-batches but this rank has only " + std::to_string(rows) + " rows");
-      }
-    }
-    return pieces;
+    return by_tokens(attention_mask, *how.max_tokens, dp);
   }
   if (how.rows && *how.rows < 1) throw Error("micro_batch_size_per_gpu: expected a value >= 1");
   return by_rows(rows, how.rows.value_or(std::max<std::int64_t>(rows, 1)));
+}
+
+at::Tensor in_batch_order(const std::vector<at::Tensor>& parts,
+                          const std::vector<std::vector<std::int64_t>>& pieces) {
+  const at::Tensor all = at::cat(parts);
+  std::vector<std::int64_t> position(static_cast<std::size_t>(all.size(0)));
+  std::int64_t next = 0;
+  bool ordered = true;
+  for (const auto& piece : pieces) {
+    for (const std::int64_t row : piece) {
+      ordered = ordered && row == next;
+      position[static_cast<std::size_t>(row)] = next++;
+    }
+  }
+  if (ordered) return all;
+  return all.index_select(0, at::tensor(position, at::kLong).to(all.device()));
 }
 
 }  // namespace verlpp::engine

@@ -22,21 +22,19 @@ struct MicroBatching {
   std::optional<std::int64_t> max_tokens;  // token budget per micro-batch (dynamic batching)
 };
 
-// Row indices of each micro-batch, every row exactly once, in order. Token budget: consecutive
-// rows are added while the micro-batch's token sum stays within the budget; a row longer than the
-// budget gets a micro-batch of its own. Deviation from verl: verl balances the rows over
-// ceil(total / budget) micro-batches with the Karmarkar-Karp partition and reorders them; verlpp
-// keeps the row order (the results are the same; the number of micro-batches can differ).
-// Neither set: one micro-batch. With a token budget and several data-parallel ranks in `dp`, the
-// count is the largest over the ranks (verl all-reduces it with MAX, so that every rank runs as
-// many forward/backward passes, which sharded training's per-layer collectives need): a rank with
-// fewer halves its micro-batch of most tokens (of two rows or more) until it has as many.
-// attention_mask: [B, L]. Throws verlpp::Error when a size is < 1, or when a rank has fewer rows
-// than the count.
+// Row indices of each micro-batch, every row exactly once. Rows per micro-batch: consecutive rows
+// in order. Token budget (verl's rearrange_micro_batches): min(rows, ceil(total tokens / budget))
+// micro-batches, the largest count over the data-parallel ranks in `dp` (verl all-reduces it with
+// MAX, so that every rank runs as many forward/backward passes, which sharded training's per-layer
+// collectives need), whose rows are the Karmarkar-Karp partition of the token counts
+// (data::karmarkar_karp_partitions, unequal sizes: sums as equal as the heuristic finds, each
+// partition's rows ascending), in verl's partition order; a micro-batch may pass the budget, as in
+// verl. Neither set: one micro-batch. attention_mask: [B, L]. Throws verlpp::Error when a size is
+// < 1, or when a rank has fewer rows than the count.
 // Splits `pieces` in place (order kept) until there are `count`: each time the piece of largest
 // weight(piece) among those of two items or more is halved (the first such on ties). Returns
-// false when a split is needed and no piece has two items. The equalised micro-batch counts of
-// micro_batch_indices and of the SFT trainer.
+// false when a split is needed and no piece has two items. The SFT trainer's equalised
+// micro-batch counts.
 template <typename Piece, typename Weight>
 bool split_to_count(std::vector<Piece>& pieces, std::int64_t count, const Weight& weight) {
   while (static_cast<std::int64_t>(pieces.size()) < count) {
@@ -56,5 +54,11 @@ bool split_to_count(std::vector<Piece>& pieces, std::int64_t count, const Weight
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp = {});
+
+// The micro-batches' outputs back in the batch's row order: parts[i] holds the rows pieces[i]
+// lists, in that order (as micro_batch_indices returns them), along dimension 0; the result is
+// their concatenation with row r of the batch at index r.
+at::Tensor in_batch_order(const std::vector<at::Tensor>& parts,
+                          const std::vector<std::vector<std::int64_t>>& pieces);
 
 }  // namespace verlpp::engine

@@ -31,8 +31,8 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
   }
   c10::AutoGradMode no_grad(false);
   std::vector<at::Tensor> ids, log_probs;
-  for (const auto& rows :
-       micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp)) {
+  const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp);
+  for (const auto& rows : pieces) {
     const ResponseHidden where =
         response_hidden(model_, batch.select(rows), settings_.forward.remove_padding);
     const model::TopkLogProbs top =
@@ -41,8 +41,7 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
     ids.push_back(scatter_to_grid(top.ids, where));
     log_probs.push_back(scatter_to_grid(top.logprobs, where));
   }
-  // micro_batch_indices keeps the row order, so concatenation restores the batch.
-  return {at::cat(ids), at::cat(log_probs)};
+  return {in_batch_order(ids, pieces), in_batch_order(log_probs, pieces)};
 }
 
 }  // namespace verlpp::engine

@@ -176,8 +176,9 @@ at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM&
     const engine::Scorer& scorer = *entries_[e].scorer;
     const bool packed = scorer.settings().forward.remove_padding;
     std::vector<at::Tensor> grids;
-    for (const auto& micro :
-         engine::micro_batch_indices(part.tensor("attention_mask"), scorer.settings().micro)) {
+    const auto pieces =
+        engine::micro_batch_indices(part.tensor("attention_mask"), scorer.settings().micro);
+    for (const auto& micro : pieces) {
       const data::Batch piece = part.select(micro);
       const engine::ResponseHidden s = engine::response_hidden(student, piece, packed);
       const engine::ResponseHidden t = engine::response_hidden(scorer.model(), piece, packed);
@@ -186,7 +187,8 @@ at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM&
           scorer.model().lm_head_weight(), 1.0, scorer.settings().forward.chunk_tokens);
       grids.push_back(engine::scatter_to_grid(kl, s).to(student_device_));
     }
-    place_rows(out, 0, "reverse_kl", at::cat(grids), rows[e], batch.size(), NAN);
+    place_rows(out, 0, "reverse_kl", engine::in_batch_order(grids, pieces), rows[e], batch.size(),
+               NAN);
   }
   if (!out.empty()) return out.front().second;
   const at::Tensor responses = batch.tensor("responses");

@@ -4,7 +4,10 @@
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "actor_fixture.h"
 #include "verlpp/engine/micro_batches.h"
@@ -38,17 +41,33 @@ data::Batch with_old_log_probs(const Actor& actor, data::Batch batch) {
   return batch;
 }
 
-// Reference: each row alone through the padded forward without padding, full softmax.
+// The micro-batches' rows in the order they are computed.
+std::vector<std::int64_t> computed_order(const at::Tensor& mask, const MicroBatching& how) {
+  std::vector<std::int64_t> order;
+  for (const auto& piece : micro_batch_indices(mask, how)) {
+    order.insert(order.end(), piece.begin(), piece.end());
+  }
+  return order;
+}
+
+// Reference: each row alone through the padded forward without padding, full softmax; with rows
+// per micro-batch and with a token budget whose Karmarkar-Karp micro-batches take the rows out of
+// order (the result comes back in the batch's order).
 TEST(ActorLogProb, MatchesEachSequenceAloneWithFullSoftmax) {
   const model::CausalLM model = testing::tiny_model();
   const data::Batch batch = testing::tiny_batch();
   c10::AutoGradMode no_grad(false);
-  for (const bool packed : {true, false}) {
+  const MicroBatching budget{{}, 12};
+  const std::vector<std::int64_t> order = computed_order(batch.tensor("attention_mask"), budget);
+  ASSERT_FALSE(std::is_sorted(order.begin(), order.end())) << "the budget keeps the row order";
+  for (const auto& [packed, micro] :
+       {std::pair{true, MicroBatching{2, {}}}, std::pair{false, MicroBatching{2, {}}},
+        std::pair{true, budget}, std::pair{false, budget}}) {
     ForwardSettings forward;
     forward.remove_padding = packed;
     forward.temperature = 0.7;
     forward.chunk_tokens = 3;
-    const LogProbOutput out = compute_log_prob(model, batch, MicroBatching{2, {}}, forward, true);
+    const LogProbOutput out = compute_log_prob(model, batch, micro, forward, true);
     ASSERT_EQ(out.log_probs.sizes(), (at::IntArrayRef{6, kResponse}));
     const at::Tensor mask = batch.tensor("attention_mask");
     for (std::int64_t i = 0; i < batch.size(); ++i) {
@@ -72,15 +91,30 @@ TEST(ActorLogProb, MatchesEachSequenceAloneWithFullSoftmax) {
   }
 }
 
+// Token budget, worked by hand for rows of 5, 3, 4 and 2 tokens (14): verl's count min(4, ceil(14 /
+// budget)) and the Karmarkar-Karp partition (largest differencing: the two largest-spread states
+// merge, the larger sums taking the smaller ones). Budget 8: 2 micro-batches {0, 3} {1, 2} of 7
+// tokens each (rows in order: 8 and 6). Budget 5: 3 micro-batches {0} {2} {1, 3} of 5, 4, 5
+// tokens (rows in order need 4). Budget 4: 4, one row each.
 TEST(MicroBatches, RowsAndTokenBudgetByHand) {
   at::Tensor mask = at::zeros({4, 6}, at::kLong);
   const std::vector<std::int64_t> lengths{5, 3, 4, 2};
   for (std::size_t i = 0; i < 4; ++i) mask[i].slice(0, 0, lengths[i]).fill_(1);
   using Pieces = std::vector<std::vector<std::int64_t>>;
-  EXPECT_EQ(micro_batch_indices(mask, {{}, 8}), (Pieces{{0, 1}, {2, 3}}));
-  EXPECT_EQ(micro_batch_indices(mask, {{}, 4}), (Pieces{{0}, {1}, {2}, {3}}));
+  const auto sorted = [](Pieces p) {
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 8})), (Pieces{{0, 3}, {1, 2}}));
+  EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 5})), (Pieces{{0}, {1, 3}, {2}}));
+  EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 4})), (Pieces{{0}, {1}, {2}, {3}}));
   EXPECT_EQ(micro_batch_indices(mask, {3, {}}), (Pieces{{0, 1, 2}, {3}}));
   EXPECT_EQ(micro_batch_indices(mask, {}), (Pieces{{0, 1, 2, 3}}));
+  const at::Tensor rows = at::arange(4, at::kLong) * 10;
+  EXPECT_TRUE(at::equal(in_batch_order({rows.index_select(0, at::tensor({1, 3})),
+                                        rows.index_select(0, at::tensor({0, 2}))},
+                                       {{1, 3}, {0, 2}}),
+                        rows));
 }
 
 // Gradient accumulation over micro-batches with verl's global-batch normalisation gives the same
