@@ -108,14 +108,14 @@ std::optional<ContextKeys> context_keys(const PrefillContext& context,
         fmt::format("prefill: {} context lengths for {} sequences", context.lengths.size(), S));
   }
   std::vector<int64_t> cu = {0};
-  std::vector<float> continues;
+  std::vector<int64_t> continues;
   bool any = false;
   for (size_t s = 0; s < S; ++s) {
     if (context.lengths[s] < 0) {
       throw Error(fmt::format("prefill: sequence {} has context length {}", s, context.lengths[s]));
     }
     any = any || context.lengths[s] > 0;
-    continues.push_back(context.lengths[s] > 0 ? 1.f : 0.f);
+    continues.push_back(context.lengths[s] > 0 ? 1 : 0);
     cu.push_back(cu.back() + context.lengths[s] + queries.lengths[s]);
   }
   if (!any) return std::nullopt;
@@ -128,7 +128,7 @@ std::optional<ContextKeys> context_keys(const PrefillContext& context,
   }
   ContextKeys keys{SequenceLayout::packed(at::tensor(cu, at::kLong), dev),
                    context.key_rows.to(dev, at::kLong)};
-  keys.continues = at::tensor(continues, at::kFloat).to(dev);
+  keys.continues = at::tensor(continues, at::kLong).to(dev, at::kBool);
   if (conv_window > 0) add_conv_context(keys, queries, conv_window, dev);
   return keys;
 }

@@ -206,7 +206,7 @@ at::Tensor continued_prefill(const GatedDeltaNetWeights& w, const LinearAttentio
   const at::Tensor& slots = ctx.sequence_slots;
   const int64_t S = slots.size(0), C = mixed.size(1), W = state.conv.size(-1);
   // A fresh sequence's slot may hold anything of an earlier request: selected away, not scaled.
-  const at::Tensor continues = context.continues.gt(0);
+  const at::Tensor& continues = context.continues;
   const at::Tensor windows =
       at::where(continues.view({S, 1, 1}), state.conv.index_select(0, slots), 0.0)
           .to(mixed.scalar_type())

@@ -20,8 +20,8 @@ namespace verlpp::model {
 // What a prefill of continuing sequences reads (PrefillContext). Attention layers: the keys'
 // cache rows and their packing (each sequence's earlier tokens, then the prefill's own). Gated
 // DeltaNet layers: each sequence continues from its slot's conv window and recurrent state
-// (`continues` [S] fp32, 1 for a sequence with earlier tokens, 0 for one starting fresh, whose
-// slot holds nothing of it); the short convolution runs over every sequence preceded by its
+// (`continues` [S] bool, true for a sequence with earlier tokens, false for one starting fresh,
+// whose slot holds nothing of it); the short convolution runs over every sequence preceded by its
 // window (conv_window rows, zeros for a fresh one): conv_source_rows [T + S * conv_window] picks
 // those rows from cat(tokens, windows), conv_layout is that extended packing and
 // conv_token_rows [T] the tokens' rows in it.
