@@ -56,6 +56,22 @@ for f in global_step_2/actor/optim_world_size_1_rank_0.safetensors global_step_3
 done
 [ "$(cat ckpt/latest_checkpointed_iteration.txt)" = "3" ] || fail "tracker does not say 3"
 
+# A token budget (use_dynamic_bsz, verl's Karmarkar-Karp micro-batches, several for 4 rows)
+# trains the same model: the loss is normalised by the step's tokens, not by the micro-batches.
+out_static=$out
+out=$("$VERLPP" sft "${sft[@]}" data.use_dynamic_bsz=true data.max_token_len_per_gpu=16 \
+      trainer.save_freq=-1 trainer.default_local_dir=ckpt_dyn 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "sft with a token budget (exit $rc): $out"
+python3 - "$out_static" "$out" <<'PY' || fail "token-budget sft differs from fixed micro-batches"
+import re, sys
+def losses(text):
+    return [float(v) for v in re.findall(r"^step:\d+ - .*train/loss:([0-9.e+-]+)", text, re.M)]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+assert len(a) == 3 and len(b) == 3, (a, b)
+for x, y in zip(a, b):
+    assert abs(x - y) <= 1e-5 * max(1.0, abs(x)), (a, b)
+PY
+
 # Resume (auto): nothing left to do at step 3 of 3; 5 steps continue at 4.
 out=$("$VERLPP" sft "${sft[@]}" trainer.total_training_steps=5 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "resumed sft (exit $rc): $out"

@@ -22,14 +22,11 @@ std::vector<std::vector<std::int64_t>> by_rows(std::int64_t rows, std::int64_t s
   return out;
 }
 
-// verl's rearrange_micro_batches: the Karmarkar-Karp partition of the rows' token counts into
-// min(rows, ceil(total / budget)) micro-batches, that count raised to the largest over `dp`.
-std::vector<std::vector<std::int64_t>> by_tokens(const at::Tensor& attention_mask,
-                                                 std::int64_t budget,
-                                                 const dist::Communicator& dp) {
-  const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
-  const std::vector<std::int64_t> tokens(lengths.data_ptr<std::int64_t>(),
-                                         lengths.data_ptr<std::int64_t>() + lengths.numel());
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> token_budget_partitions(
+    const std::vector<std::int64_t>& tokens, std::int64_t budget, const dist::Communicator& dp) {
+  if (budget < 1) throw Error("max_token_len_per_gpu: expected a value >= 1");
   const auto rows = static_cast<std::int64_t>(tokens.size());
   const std::int64_t total = std::accumulate(tokens.begin(), tokens.end(), std::int64_t{0});
   std::int64_t count = std::min(rows, (total + budget - 1) / budget);
@@ -47,15 +44,16 @@ std::vector<std::vector<std::int64_t>> by_tokens(const at::Tensor& attention_mas
   return data::karmarkar_karp_partitions(tokens, count, false);
 }
 
-}  // namespace
-
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp) {
   const std::int64_t rows = attention_mask.size(0);
   if (how.max_tokens) {
-    if (*how.max_tokens < 1) throw Error("max_token_len_per_gpu: expected a value >= 1");
-    return by_tokens(attention_mask, *how.max_tokens, dp);
+    const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
+    return token_budget_partitions(
+        std::vector<std::int64_t>(lengths.data_ptr<std::int64_t>(),
+                                  lengths.data_ptr<std::int64_t>() + lengths.numel()),
+        *how.max_tokens, dp);
   }
   if (how.rows && *how.rows < 1) throw Error("micro_batch_size_per_gpu: expected a value >= 1");
   return by_rows(rows, how.rows.value_or(std::max<std::int64_t>(rows, 1)));

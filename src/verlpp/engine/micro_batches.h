@@ -7,10 +7,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "verlpp/dist/communicator.h"
@@ -31,25 +29,12 @@ struct MicroBatching {
 // partition's rows ascending), in verl's partition order; a micro-batch may pass the budget, as in
 // verl. Neither set: one micro-batch. attention_mask: [B, L]. Throws verlpp::Error when a size is
 // < 1, or when a rank has fewer rows than the count.
-// Splits `pieces` in place (order kept) until there are `count`: each time the piece of largest
-// weight(piece) among those of two items or more is halved (the first such on ties). Returns
-// false when a split is needed and no piece has two items. The SFT trainer's equalised
-// micro-batch counts.
-template <typename Piece, typename Weight>
-bool split_to_count(std::vector<Piece>& pieces, std::int64_t count, const Weight& weight) {
-  while (static_cast<std::int64_t>(pieces.size()) < count) {
-    auto best = pieces.end();
-    for (auto it = pieces.begin(); it != pieces.end(); ++it) {
-      if (it->size() > 1 && (best == pieces.end() || weight(*it) > weight(*best))) best = it;
-    }
-    if (best == pieces.end()) return false;
-    const auto half = static_cast<std::ptrdiff_t>(best->size() / 2);
-    Piece second(best->begin() + half, best->end());
-    best->resize(static_cast<std::size_t>(half));
-    pieces.insert(best + 1, std::move(second));
-  }
-  return true;
-}
+// verl's rearrange_micro_batches over rows of `tokens` tokens each: the indices of
+// min(rows, ceil(total / budget)) micro-batches (the largest count over the ranks in `dp`), the
+// Karmarkar-Karp partition of the token counts, each partition's indices ascending. Throws
+// verlpp::Error when budget < 1 or a rank has fewer rows than the count.
+std::vector<std::vector<std::int64_t>> token_budget_partitions(
+    const std::vector<std::int64_t>& tokens, std::int64_t budget, const dist::Communicator& dp);
 
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,

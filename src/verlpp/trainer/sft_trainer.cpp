@@ -57,22 +57,27 @@ data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
   return c;
 }
 
-// Micro-batches of a step: fixed sequence counts, or greedy token budgets (use_dynamic_bsz).
-std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig& d) {
+// Micro-batches of a step: fixed sequence counts, or verl's token-budget partition
+// (use_dynamic_bsz: engine::token_budget_partitions, as many micro-batches on every rank of `dp`).
+std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig& d,
+                                 const dist::Communicator& dp) {
   std::vector<Batch> out;
-  std::int64_t tokens = 0;
-  for (const data::SftExample* example : batch) {
-    const auto length = static_cast<std::int64_t>(example->input_ids.size());
-    const bool full =
-        !out.empty() && (d.use_dynamic_bsz ? tokens + length > d.max_token_len_per_gpu
-                                           : static_cast<std::int64_t>(out.back().size()) >=
-                                                 d.micro_batch_size_per_gpu);
-    if (out.empty() || full) {
-      out.emplace_back();
-      tokens = 0;
+  if (!d.use_dynamic_bsz) {
+    const auto size = static_cast<std::size_t>(d.micro_batch_size_per_gpu);
+    for (std::size_t start = 0; start < batch.size(); start += size) {
+      out.emplace_back(
+          batch.begin() + static_cast<std::ptrdiff_t>(start),
+          batch.begin() + static_cast<std::ptrdiff_t>(std::min(batch.size(), start + size)));
     }
-    out.back().push_back(example);
-    tokens += length;
+    return out;
+  }
+  std::vector<std::int64_t> tokens;
+  for (const data::SftExample* example : batch) {
+    tokens.push_back(static_cast<std::int64_t>(example->input_ids.size()));
+  }
+  for (const auto& piece : engine::token_budget_partitions(tokens, d.max_token_len_per_gpu, dp)) {
+    Batch& micro = out.emplace_back();
+    for (const std::int64_t row : piece) micro.push_back(batch[static_cast<std::size_t>(row)]);
   }
   return out;
 }
@@ -119,17 +124,9 @@ struct Run {
   double accumulate(const Batch& batch) {
     const auto tokens = static_cast<double>(count_learned(batch));
     double loss = 0;
-    std::vector<Batch> micro = micro_batches(rank_share(batch, world, true), config.data);
-    if (state.sharded) {
-      // Every rank runs as many passes (the sharded model's collectives); ranks have equal rows.
-      const auto count = static_cast<std::int64_t>(
-          world.all_reduce(static_cast<double>(micro.size()), dist::ReduceOp::max));
-      if (!engine::split_to_count(micro, count, [](const Batch& b) { return b.size(); })) {
-        throw Error("sft: another rank needs " + std::to_string(count) +
-                    " micro-batches but this rank has too few rows");
-      }
-    }
-    for (const Batch& piece : micro) {
+    // Every rank runs as many passes (the sharded model's collectives): the ranks hold equal rows,
+    // and token-budget counts are equalised over them.
+    for (const Batch& piece : micro_batches(rank_share(batch, world, true), config.data, world)) {
       const PackedSft packed = pack_sft(piece, device);
       if (count_learned(piece) == 0) {
         // Nothing to learn; a sharded model still runs the pass (its collectives).
@@ -155,7 +152,8 @@ struct Run {
     const auto tokens = static_cast<double>(count_learned(all));
     if (state.sharded) state.sharded->gather_all();
     double loss = 0;
-    for (const Batch& micro : micro_batches(rank_share(all, world, false), config.data)) {
+    for (const Batch& micro :
+         micro_batches(rank_share(all, world, false), config.data, dist::Communicator())) {
       if (count_learned(micro) == 0) continue;
       loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
     }
