@@ -5,6 +5,8 @@
 # bf16 on one GPU. Writes under $OUT: ppo_metrics.jsonl (verl's file logger), ppo.log (console),
 # build.log, nvidia-smi.txt. GSM8K comes from $GSM8K_DIR, else the first of gpu_data/gsm8k,
 # shared/data/gsm8k, /work/shared/data/gsm8k that exists, else tests/fixtures/data/gsm8k_raw (8 rows).
+# MODEL_INIT replaces the model's shape (`verlpp model init` options); WORK the work folder
+# (/tmp/verlpp_ppo_gpu: the data, the model and the checkpoints).
 set -uo pipefail
 OUT=${OUT:?}
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
@@ -22,10 +24,12 @@ for d in gpu_data/gsm8k shared/data/gsm8k /work/shared/data/gsm8k tests/fixtures
   [ -z "$raw" ] && [ -f "$d/train.jsonl" ] && raw=$d
 done
 echo "gsm8k from $raw ($(wc -l < "$raw/train.jsonl") train rows)" | tee "$OUT/data.txt"
-work=/tmp/verlpp_ppo_gpu
+work=${WORK:-/tmp/verlpp_ppo_gpu}
 rm -rf "$work" && mkdir -p "$work"
 build/verlpp data gsm8k --input "$raw" --output "$work/gsm8k" >> "$OUT/data.txt" 2>&1 || { echo "data failed"; cat "$OUT/data.txt"; exit 0; }
-build/verlpp model init --preset qwen3-0.6b --dtype bfloat16 --seed 1 \
+# MODEL_INIT: the shape of the random model (`verlpp model init` options), Qwen3-0.6B's by default.
+read -r -a model_init <<< "${MODEL_INIT:---preset qwen3-0.6b}"
+build/verlpp model init "${model_init[@]}" --dtype bfloat16 --seed 1 \
   --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/model" >> "$OUT/data.txt" 2>&1 ||
   { echo "model init failed"; cat "$OUT/data.txt"; exit 0; }
 
