@@ -231,6 +231,27 @@ std::string shown(const std::string& argument) {
   return argument.size() <= 80 ? argument : argument.substr(0, 60) + "...";
 }
 
+// A scalar or a list over a section (a map with keys) is refused: OmegaConf would replace the
+// section and the run would fail on the first key read from it. null still empties it, a map
+// merges into it.
+void refuse_value_over_section(const Override& item, const Node* existing) {
+  if (existing == nullptr || !existing->is_map() || existing->entries().empty() ||
+      item.value->is_map() || item.value->is_null()) {
+    return;
+  }
+  std::string example = existing->entries().front().first;
+  for (const auto& [key, child] : existing->entries()) {
+    if (child.is_scalar() && !is_interpolation(&child)) {
+      example = key;
+      break;
+    }
+  }
+  throw Error(fmt::format(
+      "override '{}': '{}' is a section of {} keys, not a value (set one of its keys, e.g. "
+      "{}.{}=...)",
+      shown(item.text), item.path, existing->entries().size(), item.path, example));
+}
+
 }  // namespace
 
 Node parse_override_value(std::string_view text) { return ValueParser(text).parse_top(); }
@@ -287,15 +308,8 @@ Applied apply_override(Node& root, const Override& item) {
         throw Error("override '" + item.text + "': unknown key '" + item.path + "'" +
                     did_you_mean(root, item.path) + " (to add a new key write +" + item.text + ")");
       }
-      if (existing->is_map() && !existing->entries().empty() && !item.value->is_map() &&
-          !item.value->is_null()) {
-        throw Error(fmt::format(
-            "override '{}': '{}' is a section of {} keys, not a value (set one of its keys, e.g. "
-            "{}.{}=..., or delete it with ~{})",
-            shown(item.text), item.path, existing->entries().size(), item.path,
-            existing->entries().front().first, item.path));
-      }
-      *existing = *item.value;
+      refuse_value_over_section(item, existing);
+      set_or_merge(*parent, parts.back(), *item.value);
       return Applied::yes;
     case Override::Op::add:
       if (parent == nullptr) {
@@ -311,6 +325,7 @@ Applied apply_override(Node& root, const Override& item) {
       if (parent == nullptr) {
         throw Error("override '" + item.text + "': a parent of '" + item.path + "' is not a map");
       }
+      refuse_value_over_section(item, existing);
       set_or_merge(*parent, parts.back(), *item.value);
       return Applied::yes;
     case Override::Op::remove:

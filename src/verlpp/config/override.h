@@ -33,12 +33,14 @@ Node parse_override_value(std::string_view text);
 
 enum class Applied { yes, deferred };
 
-// Applies an override to the tree. Returns Applied::deferred, changing nothing, when the path runs
-// through a value that is still an interpolation (verl's ref.megatron.override_transformer_config
-// is
-// `${oc.select:...}` and scripts add keys under it): apply it again after resolve_interpolations.
-// Throws verlpp::Error for `a.b=v` on an absent key (naming the closest existing key), for `+a.b=v`
-// on a present key and for `~a.b` on an absent key.
+// Applies an override to the tree as Hydra does (OmegaConf.update with merge=True): a map value
+// merges into an existing map (`a={k:v}` changes a.k only), any other value replaces. Returns
+// Applied::deferred, changing nothing, when the path runs through a value that is still an
+// interpolation (verl's ref.megatron.override_transformer_config is `${oc.select:...}` and
+// scripts add keys under it): apply it again after resolve_interpolations. Throws verlpp::Error
+// for `a.b=v` on an absent key (naming the closest existing key), for `+a.b=v` on a present key,
+// for `~a.b` on an absent key, and for a scalar or list given to a section (a map of keys) by `=`
+// or `++` (OmegaConf would replace the section, and the run fail on the first key read from it).
 Applied apply_override(Node& root, const Override& item);
 
 }  // namespace verlpp::config

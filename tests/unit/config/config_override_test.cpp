@@ -229,23 +229,30 @@ TEST(ApplyOverride, UnknownKeyWithoutPrefixSuggestsFullKey) {
   }
 }
 
-// A scalar or a list cannot replace a section (OmegaConf would, and the run then fails on the first
-// key read from it); null still empties one, ~ deletes it.
+// A scalar or a list cannot replace a section, by = or ++ (OmegaConf would, and the run then fails
+// on the first key read from it); the example key is a plain value of the section. null still
+// empties one; a map merges into it, as Hydra's OmegaConf.update(merge=True) does: {} changes
+// nothing.
 TEST(ApplyOverride, ValueOverASectionNamesTheSection) {
-  for (const char* argument : {"trainer=3", "trainer=[1,2]"}) {
-    Node root = trainer_tree();
+  for (const char* argument : {"trainer=3", "trainer=[1,2]", "++trainer=3"}) {
+    Node root = parse_yaml("trainer:\n  path: ${x}\n  total_epochs: 30\n  nnodes: 1\nx: 1\n", "t");
     try {
       apply_override(root, parse_override(argument));
       FAIL() << argument << " accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("'trainer' is a section of 3 keys, not a value (set one "
-                                           "of its keys, e.g. trainer.total_epochs=..."),
+                                           "of its keys, e.g. trainer.total_epochs=...)"),
                 std::string::npos)
           << e.what();
     }
     EXPECT_EQ(find_path(root, "trainer.nnodes")->as_int(), 1);
   }
   Node root = trainer_tree();
+  apply(root, "trainer={nnodes:4}");
+  EXPECT_EQ(find_path(root, "trainer.nnodes")->as_int(), 4);
+  EXPECT_EQ(find_path(root, "trainer.total_epochs")->as_int(), 30);
+  apply(root, "trainer={}");
+  EXPECT_EQ(find_path(root, "trainer.total_epochs")->as_int(), 30);
   apply(root, "trainer=null");
   EXPECT_TRUE(find_path(root, "trainer")->is_null());
 }
