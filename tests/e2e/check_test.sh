@@ -130,6 +130,18 @@ expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dap
 # A rollout shorter than the data's prompts: a notice (the run fails only on such a prompt).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=16 actor_rollout_ref.rollout.response_length=8
 expect_has "max_model_len 24 (rollout.max_model_len, by default prompt_length + response_length) is below data.max_prompt_length 512" "rollout shorter than prompts"
+# Token budgets of every pass that uses one (the critic's, the reference's with a static actor).
+gae_static=(actor_rollout_ref.rollout.name=vllm algorithm.adv_estimator=gae actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 critic.ppo_micro_batch_size_per_gpu=1
+  data.max_prompt_length=96 data.max_response_length=16)
+run "$VERLPP" check --no-print-config "${gae_static[@]}" critic.use_dynamic_bsz=true critic.ppo_max_token_len_per_gpu=50
+expect_rc 1 "critic budget below a sequence"
+expect_has "critic.ppo_max_token_len_per_gpu: token budget 50 × ulysses 1 is below the longest sequence max_prompt_length 96 + max_response_length 16 = 112" "critic budget"
+run "$VERLPP" check --no-print-config "${gae_static[@]}" critic.use_dynamic_bsz=true critic.ppo_max_token_len_per_gpu=0
+expect_has "critic.ppo_max_token_len_per_gpu: token budget 0 × ulysses 1 is below" "critic budget 0"
+run "$VERLPP" check --no-print-config "${gae_static[@]}" actor_rollout_ref.actor.use_kl_loss=true \
+  actor_rollout_ref.ref.log_prob_use_dynamic_bsz=true actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=50
+expect_has "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu: token budget 50" "ref budget with a static actor"
 # The device a run would ask for: trainer.device, or DEVICE / VERL_PLATFORM, which take precedence.
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm trainer.device=tpu
 expect_rc 1 "unknown device"

@@ -161,6 +161,26 @@ void check_batches(const Config& c, const Layout& layout, Findings& out) {
   }
 }
 
+// A token budget (use_dynamic_bsz) must hold the longest sequence, max_prompt_length +
+// max_response_length, over the Ulysses group of `sp` ranks (verl's rearrange_micro_batches
+// asserts max_token_len >= the sequence length).
+void check_token_budget(const Config& c, const std::string& key, std::optional<std::int64_t> tokens,
+                        std::int64_t sp, Findings& out) {
+  const std::int64_t longest = c.data.max_prompt_length + c.data.max_response_length;
+  if (!tokens) {
+    add_error(out, key, "dynamic batching needs a token budget",
+              fmt::format("{}={}", key, longest));
+  } else if (static_cast<double>(*tokens) * static_cast<double>(sp) <
+             static_cast<double>(longest)) {
+    add_error(
+        out, key,
+        fmt::format("token budget {} × ulysses {} is below the longest sequence "
+                    "max_prompt_length {} + max_response_length {} = {}",
+                    *tokens, sp, c.data.max_prompt_length, c.data.max_response_length, longest),
+        fmt::format("{}={}", key, longest));
+  }
+}
+
 void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   const RolloutConfig& r = c.rollout;
@@ -173,38 +193,29 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
                           a.use_dynamic_bsz ? "True" : "False"));
   }
   const bool use_ref = need_reference_policy(c);
-  if (!a.use_dynamic_bsz) {
+  if (!r.log_prob_use_dynamic_bsz) {
     exactly_one(kRollout, "log_prob_micro_batch_size", r.log_prob_micro_batch_size.has_value(),
                 "log_prob_micro_batch_size_per_gpu",
                 r.log_prob_micro_batch_size_per_gpu.has_value(), out);
-    if (use_ref) {
-      exactly_one("actor_rollout_ref.ref", "log_prob_micro_batch_size",
-                  c.ref.log_prob_micro_batch_size.has_value(), "log_prob_micro_batch_size_per_gpu",
-                  c.ref.log_prob_micro_batch_size_per_gpu.has_value(), out);
-    }
-    return;
   }
-  const std::int64_t longest = c.data.max_prompt_length + c.data.max_response_length;
+  if (use_ref && !c.ref.log_prob_use_dynamic_bsz) {
+    exactly_one("actor_rollout_ref.ref", "log_prob_micro_batch_size",
+                c.ref.log_prob_micro_batch_size.has_value(), "log_prob_micro_batch_size_per_gpu",
+                c.ref.log_prob_micro_batch_size_per_gpu.has_value(), out);
+  }
   const std::int64_t sp = actor_ulysses(layout);
-  auto budget = [&](const std::string& key, std::optional<std::int64_t> tokens) {
-    if (!tokens) {
-      add_error(out, key, "dynamic batching needs a token budget",
-                fmt::format("{}={}", key, longest));
-    } else if (*tokens * sp < longest) {
-      add_error(
-          out, key,
-          fmt::format(
-              "token budget {} × ulysses {} is below the longest sequence max_prompt_length {} + "
-              "max_response_length {} = {}",
-              *tokens, sp, c.data.max_prompt_length, c.data.max_response_length, longest),
-          fmt::format("{}={}", key, longest));
-    }
-  };
-  budget(kActor + ".ppo_max_token_len_per_gpu", a.ppo_max_token_len_per_gpu);
-  budget(kRollout + ".log_prob_max_token_len_per_gpu", r.log_prob_max_token_len_per_gpu);
-  if (use_ref)
-    budget("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
-           c.ref.log_prob_max_token_len_per_gpu);
+  if (a.use_dynamic_bsz) {
+    check_token_budget(c, kActor + ".ppo_max_token_len_per_gpu", a.ppo_max_token_len_per_gpu, sp,
+                       out);
+  }
+  if (r.log_prob_use_dynamic_bsz) {
+    check_token_budget(c, kRollout + ".log_prob_max_token_len_per_gpu",
+                       r.log_prob_max_token_len_per_gpu, sp, out);
+  }
+  if (use_ref && c.ref.log_prob_use_dynamic_bsz) {
+    check_token_budget(c, "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+                       c.ref.log_prob_max_token_len_per_gpu, sp, out);
+  }
 }
 
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
@@ -251,7 +262,10 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
 
 void check_critic(const Config& c, const Layout& layout, Findings& out) {
   const CriticConfig& cr = c.critic;
-  if (!cr.use_dynamic_bsz) {
+  if (cr.use_dynamic_bsz) {
+    check_token_budget(c, "critic.ppo_max_token_len_per_gpu", cr.ppo_max_token_len_per_gpu,
+                       cr.ulysses_sequence_parallel_size, out);
+  } else {
     exactly_one("critic", "ppo_micro_batch_size", cr.ppo_micro_batch_size.has_value(),
                 "ppo_micro_batch_size_per_gpu", cr.ppo_micro_batch_size_per_gpu.has_value(), out);
     if (cr.ppo_micro_batch_size) {

@@ -29,7 +29,7 @@ std::vector<std::vector<std::int64_t>> token_budget_partitions(
   if (budget < 1) throw Error("max_token_len_per_gpu: expected a value >= 1");
   const auto rows = static_cast<std::int64_t>(tokens.size());
   const std::int64_t total = std::accumulate(tokens.begin(), tokens.end(), std::int64_t{0});
-  std::int64_t count = std::min(rows, (total + budget - 1) / budget);
+  std::int64_t count = std::min(rows, total / budget + (total % budget != 0 ? 1 : 0));
   if (dp.size() > 1) {
     count =
         static_cast<std::int64_t>(dp.all_reduce(static_cast<double>(count), dist::ReduceOp::max));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,9 @@ TEST(MicroBatches, RowsAndTokenBudgetByHand) {
   EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 8})), (Pieces{{0, 3}, {1, 2}}));
   EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 5})), (Pieces{{0}, {1, 3}, {2}}));
   EXPECT_EQ(sorted(micro_batch_indices(mask, {{}, 4})), (Pieces{{0}, {1}, {2}, {3}}));
+  const std::int64_t largest =
+      std::numeric_limits<std::int64_t>::max();  // no overflow in the count
+  EXPECT_EQ(micro_batch_indices(mask, {{}, largest}), (Pieces{{0, 1, 2, 3}}));
   EXPECT_EQ(micro_batch_indices(mask, {3, {}}), (Pieces{{0, 1, 2}, {3}}));
   EXPECT_EQ(micro_batch_indices(mask, {}), (Pieces{{0, 1, 2, 3}}));
   const at::Tensor rows = at::arange(4, at::kLong) * 10;
