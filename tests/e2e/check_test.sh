@@ -130,6 +130,15 @@ expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dap
 # A rollout shorter than the data's prompts: a notice (the run fails only on such a prompt).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=16 actor_rollout_ref.rollout.response_length=8
 expect_has "max_model_len 24 (rollout.max_model_len, by default prompt_length + response_length) is below data.max_prompt_length 512" "rollout shorter than prompts"
+# rollout.max_model_len as verl hands it to vLLM: 0 means prompt + response; above the model's
+# positions it is refused; a prompt_length below 1 is refused.
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.max_model_len=0
+expect_lacks "max_model_len is 0" "max_model_len 0 is the default"
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.model.path=$FIXTURES/qwen3-0.6b \
+  actor_rollout_ref.rollout.max_model_len=50000
+expect_has "max_model_len 50000 is above the model's 40960 positions" "max_model_len above the model"
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=0
+expect_has "actor_rollout_ref.rollout.prompt_length: must be >= 1, got 0" "prompt_length 0"
 # Token budgets of every pass that uses one (the critic's, the reference's with a static actor).
 gae_static=(actor_rollout_ref.rollout.name=vllm algorithm.adv_estimator=gae actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 critic.ppo_micro_batch_size_per_gpu=1

@@ -67,6 +67,12 @@ constexpr std::array kRouterReplay = {"disabled", "R2", "R3"};
 constexpr std::array kDistillationLosses = {"kl", "k1",         "abs", "mse",
                                             "k2", "low_var_kl", "k3",  "forward_kl_topk"};
 
+// vLLM's max_model_len as verl hands it over: rollout.max_model_len, or when that is null or 0
+// (`config.max_model_len or ...`) prompt_length + response_length.
+std::int64_t rollout_model_len(const RolloutConfig& r) {
+  return r.max_model_len.value_or(0) != 0 ? *r.max_model_len : r.prompt_length + r.response_length;
+}
+
 // The Ulysses sequence-parallel size the actor runs with (FSDP engines; 1 under Megatron).
 std::int64_t actor_ulysses(const Layout& layout) {
   return layout.actor_fsdp ? layout.actor_fsdp->ulysses_sp : 1;
@@ -333,7 +339,7 @@ void check_rollout(const Config& c, Findings& out) {
   }
   // verl's vLLM rollout (from vLLM's SchedulerConfig): without chunked prefill a step must hold a
   // whole sequence of max_model_len (default prompt + response) tokens.
-  const std::int64_t model_len = r.max_model_len.value_or(needed);
+  const std::int64_t model_len = rollout_model_len(r);
   if (!r.enable_chunked_prefill && r.max_num_batched_tokens >= 1 &&
       r.max_num_batched_tokens < model_len) {
     add_error(out, kRollout + ".max_num_batched_tokens",
@@ -351,7 +357,7 @@ void check_rollout(const Config& c, Findings& out) {
                            model_len, c.data.max_prompt_length),
                kRollout + ".prompt_length=${data.max_prompt_length}");
   }
-  if (r.max_model_len && needed > *r.max_model_len) {
+  if (r.max_model_len.value_or(0) != 0 && needed > *r.max_model_len) {
     add_error(out, kRollout + ".max_model_len",
               fmt::format("the rollout holds prompt {} + response {} = {} tokens but "
                           "max_model_len is {}",
@@ -578,6 +584,15 @@ void check_trainer(const Config& c, Findings& out) {
 void check_model_length(const Config& c, const Layout& layout, Findings& out) {
   if (!layout.model || !layout.model->max_position_embeddings) return;
   const std::int64_t positions = *layout.model->max_position_embeddings;
+  const std::int64_t model_len = rollout_model_len(c.rollout);
+  if (model_len > positions && c.rollout.max_model_len.value_or(0) > 0) {
+    add_error(out, kRollout + ".max_model_len",
+              fmt::format("max_model_len {} is above the model's {} positions "
+                          "(max_position_embeddings in {}), which vLLM refuses",
+                          model_len, positions, layout.model->source),
+              fmt::format("{}.max_model_len={}", kRollout, positions));
+    return;
+  }
   const std::int64_t needed = c.rollout.prompt_length + c.rollout.response_length;
   if (needed <= positions) return;
   add_error(out, "data.max_prompt_length + data.max_response_length",
@@ -673,6 +688,7 @@ void check_numbers(const Config& c, Findings& out) {
   at_least(out, "data.max_prompt_length", c.data.max_prompt_length, 1);
   at_least(out, "data.max_response_length", c.data.max_response_length, 1);
   at_least(out, kRollout + ".n", c.rollout.n, 1);
+  at_least(out, kRollout + ".prompt_length", c.rollout.prompt_length, 1);
   at_least(out, "trainer.total_epochs", c.trainer.total_epochs, 1);
   if (c.trainer.total_training_steps) {
     at_least(out, "trainer.total_training_steps", *c.trainer.total_training_steps, 1);

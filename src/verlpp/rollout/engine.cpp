@@ -254,7 +254,8 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config());
-  const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
+  const int64_t R =
+      response_length(params, packed, model.config().max_position_embeddings, first_row);
   const auto B = static_cast<int64_t>(packed.lengths.size());
   const int64_t max_seqs = params.max_num_seqs > 0 ? std::min(params.max_num_seqs, B) : B;
   KVCacheSizes sizes =

@@ -141,7 +141,7 @@ PackedPrompts packed_rows(const PackedPrompts& p, const std::vector<int64_t>& ro
 }
 
 int64_t response_length(const SamplingParams& params, const PackedPrompts& packed,
-                        int64_t max_position_embeddings) {
+                        int64_t max_position_embeddings, int64_t first_row) {
   const int64_t R = params.max_response_length;
   if (R < 1) {
     throw Error(fmt::format("generate_sequences: max_response_length must be >= 1, got {}", R));
@@ -155,10 +155,11 @@ int64_t response_length(const SamplingParams& params, const PackedPrompts& packe
   if (params.max_model_len > 0 && packed.max_length > params.max_model_len) {
     const auto longest = std::max_element(packed.lengths.begin(), packed.lengths.end());
     throw Error(fmt::format(
-        "generate_sequences: the prompt of row {} has {} tokens, more than max_model_len {} "
-        "(rollout.max_model_len, by default rollout.prompt_length + response_length), which vLLM "
-        "refuses; raise rollout.prompt_length to data.max_prompt_length",
-        longest - packed.lengths.begin(), *longest, params.max_model_len));
+        "generate_sequences: the prompt of row {} of the batch has {} tokens, more than "
+        "max_model_len {} (rollout.max_model_len, by default rollout.prompt_length + "
+        "response_length), which vLLM refuses; raise rollout.prompt_length to "
+        "data.max_prompt_length",
+        first_row + (longest - packed.lengths.begin()), *longest, params.max_model_len));
   }
   return R;
 }

@@ -50,9 +50,10 @@ SamplerSettings sampler_settings(const SamplingParams& params);
 // params.max_response_length; throws verlpp::Error when it is below 1, when the longest
 // prompt plus it exceeds max_position_embeddings (> 0) of the model (verl's rollout asserts the
 // same of its configured lengths), or when a prompt is longer than params.max_model_len (> 0;
-// vLLM refuses such a prompt).
+// vLLM refuses such a prompt; the row named is first_row + its row in `packed`: its row in the
+// step's batch).
 int64_t response_length(const SamplingParams& params, const PackedPrompts& packed,
-                        int64_t max_position_embeddings);
+                        int64_t max_position_embeddings, int64_t first_row);
 
 // [B]: the tokens each row may sample: `response_length`, or fewer where its prompt plus that
 // would pass params.max_model_len: max_model_len - prompt, at least 1 (vLLM v1 stops a request

@@ -139,7 +139,8 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config());
-  const int64_t R = response_length(params, packed, model.config().max_position_embeddings);
+  const int64_t R =
+      response_length(params, packed, model.config().max_position_embeddings, first_row);
   const int64_t B = static_cast<int64_t>(packed.lengths.size());
   const auto long_options = at::TensorOptions().dtype(at::kLong).device(dev);
   const SamplerSettings settings = sampler_settings(params);

@@ -235,14 +235,16 @@ TEST_F(RolloutStops, MaxModelLenCapsResponsesAndRefusesLongerPrompts) {
   }
   SamplingParams p = greedy(R);
   p.max_model_len = 6;
-  try {
-    generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0);
-    FAIL() << "a 7-token prompt passed max_model_len 6";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the prompt of row 1 has 7 tokens, more than "
-                                         "max_model_len 6"),
-              std::string::npos)
-        << e.what();
+  for (const int64_t first_row : {0, 10}) {  // a data-parallel rank's rows start at first_row
+    try {
+      generate_sequences(m, testing::left_padded(kPrompts, kP, kPad), p, 0, first_row);
+      FAIL() << "a 7-token prompt passed max_model_len 6";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the prompt of row " + std::to_string(first_row + 1) +
+                                           " of the batch has 7 tokens, more than max_model_len 6"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
