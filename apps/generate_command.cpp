@@ -297,7 +297,7 @@ int run_generate(const GenerateOptions& o) {
   require_not_same(o.output, "--output", o.input, "--input");
   require_not_same(o.output, "--output", o.data, "--data");
   compat::set_cpu_threads(o.threads);
-  const bool cuda = select_device(o.device) == DeviceKind::cuda;
+  const bool cuda = select_device(o.device, "--device") == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");

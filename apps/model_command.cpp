@@ -44,7 +44,7 @@ struct ScoreOptions {
 
 int run_score(const ScoreOptions& o) {
   compat::set_cpu_threads(o.threads);
-  const bool cuda = select_device(o.device) == DeviceKind::cuda;
+  const bool cuda = select_device(o.device, "--device") == DeviceKind::cuda;
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device selection when running (not checking): NPU is refused with a clear message; check still
-# accepts NPU configurations. Usage: device_test.sh VERLPP SOURCE_DIR
+# accepts NPU configurations; an unknown --device of a command is named as the option. Usage: device_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
 cd "$2"
@@ -18,6 +18,11 @@ fi
 out=$("$VERLPP" check --no-print-config "${ARGS[@]}" trainer.device=npu 2>&1); rc=$?
 if [ "$rc" -ne 0 ]; then
   echo "FAIL: check with trainer.device=npu should pass (exit $rc): $out"; failures=$((failures + 1))
+fi
+# A command's own --device is named as such.
+out=$("$VERLPP" generate --model tests/fixtures/model/qwen3_tied --prompt hi --device tpu 2>&1); rc=$?
+if [ "$rc" -ne 1 ] || ! grep -qF -- "--device=tpu: unknown device; expected cpu, cuda" <<<"$out"; then
+  echo "FAIL: generate --device tpu (exit $rc): $out"; failures=$((failures + 1))
 fi
 # Without a visible GPU, trainer.device=cuda falls back to the CPU with a warning.
 if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then

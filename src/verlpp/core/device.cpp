@@ -9,8 +9,8 @@ namespace verlpp {
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
-DeviceKind select_device(const std::string& trainer_device) {
-  const auto [name, source] = requested_device(trainer_device);
+DeviceKind select_device(const std::string& requested, const std::string& key) {
+  const auto [name, source] = requested_device(requested, key);
   const DeviceKind kind = parse_device(name, source);
   if (kind == DeviceKind::npu) {
     throw Error(source + "=" + name +

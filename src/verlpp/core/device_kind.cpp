@@ -38,12 +38,12 @@ DeviceKind parse_device(const std::string& name, const std::string& source) {
   return *kind;
 }
 
-DeviceRequest requested_device(const std::string& trainer_device) {
+DeviceRequest requested_device(const std::string& requested, const std::string& source) {
   for (const char* var : {"VERL_PLATFORM", "DEVICE"}) {
     const char* value = std::getenv(var);
     if (value != nullptr && *value != '\0') return {value, var};
   }
-  return {trainer_device, "trainer.device"};
+  return {requested, source};
 }
 
 }  // namespace verlpp

@@ -24,10 +24,11 @@ DeviceKind parse_device(const std::string& name, const std::string& source);
 
 // The device name a run asks for and where it comes from: the first of the environment variables
 // VERL_PLATFORM, DEVICE that is set (verl's launch scripts set them; they take precedence, as in
-// verl), else `trainer_device` (source "trainer.device").
+// verl), else `requested`, named `source` (trainer.device, or a command's --device).
 struct DeviceRequest {
   std::string name, source;
 };
-DeviceRequest requested_device(const std::string& trainer_device);
+DeviceRequest requested_device(const std::string& requested,
+                               const std::string& source = "trainer.device");
 
 }  // namespace verlpp
