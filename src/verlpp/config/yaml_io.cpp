@@ -152,23 +152,46 @@ void emit(const Node& node, int indent, std::ostringstream& out) {
   }
 }
 
-// Throws "SOURCE:LINE:COLUMN: not UTF-8 text (byte 0xNN)" at the first byte outside UTF-8.
-void require_utf8(const std::string& text, const std::string& source) {
-  const std::optional<std::size_t> bad = utf8::first_invalid(text);
-  if (!bad) return;
-  const auto before = text.begin() + static_cast<std::ptrdiff_t>(*bad);
-  const auto line = 1 + std::count(text.begin(), before, '\n');
-  const std::size_t newline = *bad == 0 ? std::string::npos : text.rfind('\n', *bad - 1);
-  const std::size_t column = newline == std::string::npos ? *bad + 1 : *bad - newline;
-  throw Error(
-      fmt::format("{}:{}:{}: not UTF-8 text (byte 0x{:02x}); config files are read as UTF-8",
-                  source, line, column, static_cast<unsigned char>(text[*bad])));
+// "SOURCE:LINE:COLUMN" of byte `offset` of `text` (columns in bytes, as yaml-cpp counts them).
+std::string position(const std::string& text, std::size_t offset, const std::string& source) {
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  const std::size_t newline = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const std::size_t column = newline == std::string::npos ? offset + 1 : offset - newline;
+  return fmt::format("{}:{}:{}", source, line, column);
+}
+
+// YAML's printable characters (YAML 1.1 §5.1, as PyYAML's reader enforces them): tab, line
+// feed, carriage return, U+0020-U+007E, U+0085, U+00A0-U+D7FF, U+E000-U+FFFD and beyond U+FFFF.
+bool printable(char32_t c) {
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000;
+}
+
+// Throws "SOURCE:LINE:COLUMN: ..." at the first byte outside UTF-8 or the first character YAML
+// does not allow (NUL and other control characters, U+FFFE, U+FFFF): PyYAML, which Hydra reads
+// configs with, refuses both; yaml-cpp reads a NUL as the end of a scalar or an escape.
+void require_yaml_text(const std::string& text, const std::string& source) {
+  if (const std::optional<std::size_t> bad = utf8::first_invalid(text)) {
+    throw Error(fmt::format("{}: not UTF-8 text (byte 0x{:02x}); config files are read as UTF-8",
+                            position(text, *bad, source), static_cast<unsigned char>(text[*bad])));
+  }
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t at = i;
+    const char32_t c = utf8::next(text, i);
+    if (!printable(c)) {
+      throw Error(
+          fmt::format("{}: character U+{:04X} is not allowed in YAML (control characters, "
+                      "U+FFFE and U+FFFF are not)",
+                      position(text, at, source), static_cast<std::uint32_t>(c)));
+    }
+  }
 }
 
 }  // namespace
 
 Node parse_yaml(const std::string& text, const std::string& source) {
-  require_utf8(text, source);
+  require_yaml_text(text, source);
   try {
     Expansion budget{source};
     return from_yaml(YAML::Load(text), budget, 0);

@@ -14,7 +14,8 @@ constexpr int kMaxYamlDepth = 256;
 
 // Parses YAML text. Plain scalars are typed by plain_scalar; quoted scalars stay strings.
 // Throws verlpp::Error "SOURCE:LINE:COLUMN: <parser message>" on malformed YAML, and on text that
-// is not UTF-8 (PyYAML, which Hydra reads configs with, refuses it too).
+// is not UTF-8 or holds characters YAML does not allow (NUL and other control characters, U+FFFE,
+// U+FFFF; PyYAML, which Hydra reads configs with, refuses them too).
 Node parse_yaml(const std::string& text, const std::string& source);
 
 // Reads and parses a YAML file; throws verlpp::Error naming the path when it cannot be read.

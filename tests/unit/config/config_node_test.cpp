@@ -213,8 +213,9 @@ TEST(ParseYaml, DeepNestingSaysSo) {
   }
 }
 
-// Bytes outside UTF-8 (a Latin-1 é, a lone continuation byte, a cut-off sequence) are an error at
-// the line and column of the first one, counted by hand; valid UTF-8 of 1-4 bytes reads back.
+// Bytes outside UTF-8 (a Latin-1 é, a lone continuation byte, a cut-off sequence) and characters
+// YAML does not allow are an error at the line and column of the first one, counted by hand; valid
+// UTF-8 of 1-4 bytes, tab and CR LF read back.
 TEST(ParseYaml, TextThatIsNotUtf8IsAnErrorAtItsPosition) {
   const std::pair<std::string, std::string> cases[] = {
       {"a: 1\nb: caf\xe9\n", "my.yaml:2:7: not UTF-8 text (byte 0xe9)"},
@@ -231,7 +232,22 @@ TEST(ParseYaml, TextThatIsNotUtf8IsAnErrorAtItsPosition) {
       EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
     }
   }
-  const Node root = parse_yaml("name: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n", "my.yaml");
+  // Characters YAML does not allow, even as valid UTF-8 (NUL, a C0 control, U+FFFE).
+  const std::pair<std::string, std::string> controls[] = {
+      {std::string("a: 1\nb: a\0b\n", 12), "my.yaml:2:5: character U+0000 is not allowed"},
+      {"a: x\x01y\n", "my.yaml:1:5: character U+0001 is not allowed"},
+      {"a: \xef\xbf\xbe\n", "my.yaml:1:4: character U+FFFE is not allowed"},
+  };
+  for (const auto& [text, want] : controls) {
+    try {
+      parse_yaml(text, "my.yaml");
+      FAIL() << "accepted: " << want;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  }
+  const Node root =
+      parse_yaml("name: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\t\r\n", "my.yaml");
   EXPECT_EQ(root.find("name")->as_string(), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
