@@ -29,12 +29,16 @@ struct Expansion {
 // `source` names the text in errors. A key given twice in one mapping is an error (OmegaConf
 // refuses it too; yaml-cpp would keep one of them silently).
 Node from_yaml(const YAML::Node& yaml, Expansion& budget, int depth) {
-  if (++budget.values > kMaxYamlValues || depth > kMaxYamlDepth) {
+  if (depth > kMaxYamlDepth) {
+    throw Error(
+        fmt::format("{}:{}:{}: the YAML nests more than {} levels deep (directly, or "
+                    "through aliases that contain each other)",
+                    budget.source, yaml.Mark().line + 1, yaml.Mark().column + 1, kMaxYamlDepth));
+  }
+  if (++budget.values > kMaxYamlValues) {
     throw Error(fmt::format(
-        "{}:{}:{}: the YAML expands to more than {} values or {} levels of nesting (aliases that "
-        "repeat or contain each other?)",
-        budget.source, yaml.Mark().line + 1, yaml.Mark().column + 1, kMaxYamlValues,
-        kMaxYamlDepth));
+        "{}:{}:{}: the YAML expands to more than {} values (aliases that repeat each other?)",
+        budget.source, yaml.Mark().line + 1, yaml.Mark().column + 1, kMaxYamlValues));
   }
   switch (yaml.Type()) {
     case YAML::NodeType::Undefined:
