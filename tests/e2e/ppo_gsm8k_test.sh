@@ -40,7 +40,7 @@ ppo() {  # ppo LOGFILE CKPT_DIR overrides...
 
 # 1. Two GRPO steps with validation before training and at the end, a checkpoint every step.
 out=$(ppo "$work/run.jsonl" "$work/ckpt" trainer.total_training_steps=2 trainer.save_freq=1 \
-      trainer.test_freq=2); rc=$?
+      trainer.test_freq=2 trainer.rollout_data_dir="$work/gen" trainer.validation_data_dir="$work/valgen"); rc=$?
 [ "$rc" -eq 0 ] || fail "ppo run (exit $rc): $(tail -20 <<<"$out")"
 grep -q "^step:1 - " <<<"$out" || fail "no console line for step 1"
 python3 - "$work/run.jsonl" <<'PY' || fail "metrics of the 2-step run"
@@ -66,6 +66,29 @@ assert abs(s1["actor/kl_loss"]) < 1e-6, s1["actor/kl_loss"]  # actor == referenc
 assert s1["actor/lr"] == 0.01 and s1["training/global_step"] == 1
 assert 1 <= s1["response_length/mean"] <= 8
 assert steps[2]["actor/kl_loss"] > 0, "the policy did not move away from the reference"
+assert "timing_s/dump_rollout_generations" in s1, "no dump timing"
+PY
+# trainer.rollout_data_dir / validation_data_dir: verl's {dir}/{step}.jsonl, one row per sample, its
+# fields in verl's order; the scores average to the step's critic/score/mean.
+python3 - "$work/run.jsonl" "$work/gen" "$work/valgen" <<'PY' || fail "generation dumps"
+import json, os, sys
+steps = {}
+for l in open(sys.argv[1]):
+    rec = json.loads(l)
+    steps.setdefault(rec["step"], {}).update(rec["data"])
+for folder, names, rows in ((sys.argv[2], ["1.jsonl", "2.jsonl"], 4), (sys.argv[3], ["0.jsonl", "2.jsonl"], 2)):
+    assert sorted(os.listdir(folder)) == names, (folder, os.listdir(folder))
+    for name in names:
+        records = [json.loads(l) for l in open(os.path.join(folder, name))]
+        assert len(records) == rows, (folder, name, len(records))
+        step = int(name.split(".")[0])
+        for r in records:
+            assert list(r)[:5] == ["input", "output", "gts", "score", "step"], list(r)
+            assert r["step"] == step and "Let's think step by step" in r["input"], r
+            assert "<|im_start|>" not in r["input"] and r["gts"].replace(",", "").lstrip("-").isdigit(), r
+        if folder == sys.argv[2]:
+            mean = sum(r["score"] for r in records) / rows
+            assert abs(mean - steps[step]["critic/score/mean"]) < 1e-6, (mean, steps[step])
 PY
 [ "$(cat "$work/ckpt/latest_checkpointed_iteration.txt" 2>/dev/null)" = 2 ] || fail "tracker is not 2"
 for f in global_step_1/actor/huggingface/model.safetensors global_step_2/actor/huggingface/config.json \

@@ -377,6 +377,8 @@ TrainerConfig bind_trainer(const Section& s) {
   t.device = s.string("device");
   t.resume_mode = s.string("resume_mode");
   t.resume_from_path = s.opt_string("resume_from_path");
+  if (s.has("rollout_data_dir")) t.rollout_data_dir = s.opt_string("rollout_data_dir");
+  if (s.has("validation_data_dir")) t.validation_data_dir = s.opt_string("validation_data_dir");
   t.default_local_dir = s.string("default_local_dir");
   t.logger = s.strings("logger");
   t.nnodes = s.integer("nnodes");

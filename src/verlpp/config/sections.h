@@ -240,6 +240,8 @@ struct RewardModelPoolConfig {
 struct TrainerConfig {
   std::string project_name, experiment_name, device, resume_mode, default_local_dir;
   std::optional<std::string> resume_from_path;
+  // verl's JSONL dumps of the training and the validation generations, {dir}/{step}.jsonl.
+  std::optional<std::string> rollout_data_dir, validation_data_dir;
   std::vector<std::string> logger;
   std::int64_t nnodes = 1, n_gpus_per_node = 8, total_epochs = 1, save_freq = -1, test_freq = -1,
                critic_warmup = 0;

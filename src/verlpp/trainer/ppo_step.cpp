@@ -4,13 +4,16 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "verlpp/algo/advantage.h"
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
 #include "verlpp/algo/rollout_correction.h"
+#include "verlpp/config/home_path.h"
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
@@ -19,6 +22,7 @@
 #include "verlpp/trainer/batch_rewards.h"
 #include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/flops.h"
+#include "verlpp/trainer/generation_dump.h"
 #include "verlpp/trainer/ppo_settings.h"
 
 namespace verlpp::trainer {
@@ -211,6 +215,25 @@ StepBatch step_batch(const data::Batch& batch) {
   return s;
 }
 
+// trainer.rollout_data_dir: the step's generations with their scores and reward_extra_info, written
+// by rank 0 (every rank holds the whole batch).
+void dump_generations(const PpoContext& ctx, const data::Batch& batch, std::int64_t global_step) {
+  if (!ctx.world.is_main()) return;
+  const at::Tensor totals =
+      batch.tensor("token_level_scores").sum(1).to(at::kCPU, at::kDouble).contiguous();
+  const std::vector<double> scores(totals.data_ptr<double>(),
+                                   totals.data_ptr<double>() + totals.numel());
+  std::map<std::string, std::vector<double>> extra;
+  for (const auto& [key, tensor] : batch.tensors()) {
+    if (!key.starts_with(kRewardExtraInfo)) continue;
+    const at::Tensor values = tensor.to(at::kCPU, at::kDouble).contiguous();
+    extra[key.substr(kRewardExtraInfo.size())] =
+        std::vector<double>(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
+  }
+  write_generations(config::expand_home(*ctx.config.trainer.rollout_data_dir), global_step,
+                    generation_records(batch, *ctx.tokenizer, scores, extra, global_step));
+}
+
 }  // namespace
 
 std::uint64_t rollout_seed(std::int64_t rollout_seed_key, std::int64_t global_step) {
@@ -264,6 +287,9 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
     out.metrics.insert(critic.begin(), critic.end());
   }
   if (ctx.config.trainer.critic_warmup <= global_step) update_actor(ctx, batch, timer, out.metrics);
+  if (ctx.config.trainer.rollout_data_dir) {
+    timer.time("dump_rollout_generations", [&] { dump_generations(ctx, batch, global_step); });
+  }
   require_finite(out.metrics, global_step);
   out.batch = step_batch(batch);
   return out;

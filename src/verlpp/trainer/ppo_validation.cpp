@@ -4,11 +4,15 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "verlpp/config/home_path.h"
 #include "verlpp/core/error.h"
 #include "verlpp/trainer/batch_rewards.h"
 #include "verlpp/trainer/data_parallel.h"
+#include "verlpp/trainer/generation_dump.h"
 #include "verlpp/trainer/ppo_step.h"
 #include "verlpp/trainer/validation_metrics.h"
 
@@ -30,8 +34,11 @@ at::Tensor mean_reverse_kl(PpoContext& ctx, const data::Batch& batch) {
       .contiguous();
 }
 
+// Generates and scores the validation rows `rows`; appends their samples, and with `records` their
+// generation records (trainer.validation_data_dir).
 void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::int64_t global_step,
-                 std::vector<ValidationSample>& samples) {
+                 std::vector<ValidationSample>& samples,
+                 std::vector<nlohmann::ordered_json>* records) {
   data::Batch prompts = ctx.val_data->collate(rows);
   std::vector<nlohmann::json> uids;
   for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
@@ -46,6 +53,14 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   const BatchRewards rewards =
       compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
   const at::Tensor totals = rewards.token_level_scores.sum(1).to(at::kDouble).contiguous();
+  if (records != nullptr) {
+    const std::vector<double> scores(totals.data_ptr<double>(),
+                                     totals.data_ptr<double>() + totals.numel());
+    for (auto& record :
+         generation_records(batch, *ctx.tokenizer, scores, rewards.extra, global_step)) {
+      records->push_back(std::move(record));
+    }
+  }
   for (std::int64_t i = 0; i < batch.size(); ++i) {
     const auto k = static_cast<std::size_t>(i);
     ValidationSample sample;
@@ -69,10 +84,15 @@ Metrics validate(PpoContext& ctx, std::int64_t global_step) {
   const std::int64_t size = ctx.val_data->size();
   const std::int64_t piece = ctx.config.data.val_batch_size.value_or(size);
   std::vector<ValidationSample> samples;
+  const std::optional<std::string>& dump_dir = ctx.config.trainer.validation_data_dir;
+  std::vector<nlohmann::ordered_json> records;
   for (std::int64_t start = 0; start < size; start += std::max<std::int64_t>(piece, 1)) {
     std::vector<std::int64_t> rows(static_cast<std::size_t>(std::min(piece, size - start)));
     std::iota(rows.begin(), rows.end(), start);
-    add_samples(ctx, rows, global_step, samples);
+    add_samples(ctx, rows, global_step, samples, dump_dir ? &records : nullptr);
+  }
+  if (dump_dir && ctx.world.is_main()) {
+    write_generations(config::expand_home(*dump_dir), global_step, records);
   }
   return validation_metrics(samples);
 }
