@@ -151,6 +151,11 @@ expect_has "critic.ppo_max_token_len_per_gpu: token budget 0 × ulysses 1 is bel
 run "$VERLPP" check --no-print-config "${gae_static[@]}" actor_rollout_ref.actor.use_kl_loss=true \
   actor_rollout_ref.ref.log_prob_use_dynamic_bsz=true actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=50
 expect_has "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu: token budget 50" "ref budget with a static actor"
+# PF-PPO's settings: an unknown reweight method is an error; without GAE it does nothing (a notice).
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algorithm.use_pf_ppo=true algorithm.pf_ppo.reweight_method=softmax
+expect_has "algorithm.pf_ppo.reweight_method: unknown value 'softmax'; valid: pow, max_min, max_random" "pf-ppo method"
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algorithm.use_pf_ppo=true algorithm.adv_estimator=grpo
+expect_has "verl resamples the batch only after GAE; with adv_estimator grpo it has no effect" "pf-ppo without gae"
 # The device a run would ask for: trainer.device, or DEVICE / VERL_PLATFORM, which take precedence.
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm trainer.device=tpu
 expect_rc 1 "unknown device"

@@ -166,6 +166,15 @@ for f in critic/huggingface/model.safetensors critic/optim_world_size_1_rank_0.s
   [ -f "$work/cgae/global_step_2/$f" ] || fail "critic checkpoint lacks $f"
 done
 
+# PF-PPO (algorithm.use_pf_ppo after GAE; the draws are unit-tested in algo_pf_ppo_test.cpp): a step
+# runs and logs verl's metrics from the resampled batch.
+out=$(ppo "$work/pfppo.jsonl" "$work/cpfppo" algorithm.adv_estimator=gae critic.model.path="$work/model" \
+      critic.ppo_micro_batch_size_per_gpu=1 algorithm.use_pf_ppo=true algorithm.pf_ppo.reweight_method=max_random \
+      trainer.total_training_steps=1 trainer.save_freq=-1 trainer.val_before_train=false trainer.test_freq=-1); rc=$?
+[ "$rc" -eq 0 ] || fail "pf-ppo run (exit $rc): $(tail -5 <<<"$out")"
+grep -q "critic/score/mean" "$work/pfppo.jsonl" && grep -q "actor/pg_loss" "$work/pfppo.jsonl" ||
+  fail "pf-ppo run logged no step metrics"
+
 # 4. Rollout correction, the optimal token baseline and gdpo (verl's algorithm.rollout_correction,
 #    bypass mode; adv_estimator optimal_token_baseline with calculate_sum_pi_squared; gdpo over a
 #    custom reward's named values): one step each.

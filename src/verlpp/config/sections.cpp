@@ -272,6 +272,12 @@ AlgorithmConfig bind_algorithm(const Section& s) {
   a.lam = s.real("lam");
   a.norm_adv_by_std_in_grpo = s.boolean("norm_adv_by_std_in_grpo");
   a.use_kl_in_reward = s.boolean("use_kl_in_reward");
+  if (s.has("use_pf_ppo")) a.use_pf_ppo = s.boolean("use_pf_ppo");
+  if (s.has("pf_ppo")) {
+    const Section pf = s.child("pf_ppo");
+    a.pf_ppo_reweight_method = pf.string("reweight_method");
+    a.pf_ppo_weight_pow = pf.real("weight_pow");
+  }
   const Section kl = s.child("kl_ctrl");
   a.kl_ctrl.type = kl.string("type");
   a.kl_ctrl.kl_coef = kl.real("kl_coef");

@@ -196,6 +196,10 @@ struct AlgorithmConfig {
   double gamma = 1.0, lam = 1.0;
   bool norm_adv_by_std_in_grpo = true, use_kl_in_reward = false;
   KlControlConfig kl_ctrl;
+  // PF-PPO (algo/pf_ppo.h): after GAE, the batch resampled by score-derived weights.
+  bool use_pf_ppo = false;
+  std::string pf_ppo_reweight_method = "pow";
+  double pf_ppo_weight_pow = 2.0;
   algo::RolloutCorrectionConfig rollout_correction;
   // gdpo's named rewards and their weights (verl: dataclass-only, set with +algorithm.*).
   std::vector<std::string> gdpo_reward_keys;

@@ -63,6 +63,7 @@ constexpr std::array kKlPenalties = {"kl",  "k1",          "abs", "mse",  "k2", 
                                      "k3",  "full",        "kl+", "k1+",  "abs+", "mse+",
                                      "k2+", "low_var_kl+", "k3+", "full+"};
 constexpr std::array kSchedulers = {"constant", "cosine"};
+constexpr std::array kPfPpoMethods = {"pow", "max_min", "max_random"};
 constexpr std::array kRouterReplay = {"disabled", "R2", "R3"};
 constexpr std::array kDistillationLosses = {"kl", "k1",         "abs", "mse",
                                             "k2", "low_var_kl", "k3",  "forward_kl_topk"};
@@ -420,6 +421,20 @@ void check_rollout_correction(const Config& c, Findings& out) {
 void check_algorithm(const Config& c, Findings& out) {
   check_rollout_correction(c, out);
   const AlgorithmConfig& al = c.algorithm;
+  if (al.use_pf_ppo) {
+    check_name("algorithm.pf_ppo.reweight_method", al.pf_ppo_reweight_method, kPfPpoMethods, out);
+    if (!std::isfinite(al.pf_ppo_weight_pow)) {
+      add_error(out, "algorithm.pf_ppo.weight_pow",
+                fmt::format("must be a finite number, got {}", al.pf_ppo_weight_pow),
+                "algorithm.pf_ppo.weight_pow=2.0");
+    }
+    if (al.adv_estimator != "gae") {
+      add_notice(out, "algorithm.use_pf_ppo",
+                 "verl resamples the batch only after GAE; with adv_estimator " + al.adv_estimator +
+                     " it has no effect",
+                 "algorithm.use_pf_ppo=False");
+    }
+  }
   check_name("algorithm.adv_estimator", al.adv_estimator, kAdvEstimators, out);
   check_name("algorithm.kl_penalty", al.kl_penalty, kKlPenalties, out);
   const bool otb = al.adv_estimator == "optimal_token_baseline" ||

@@ -12,10 +12,12 @@
 #include "verlpp/algo/agg_loss.h"
 #include "verlpp/algo/groups.h"
 #include "verlpp/algo/kl_controller.h"
+#include "verlpp/algo/pf_ppo.h"
 #include "verlpp/algo/rollout_correction.h"
 #include "verlpp/config/home_path.h"
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/generator.h"
 #include "verlpp/core/splitmix64.h"
 #include "verlpp/data/seqlen_balancing.h"
 #include "verlpp/engine/log_prob.h"
@@ -31,6 +33,8 @@ namespace {
 // The reward's named values per row (verl's reward_extra_info) travel in the batch under this
 // prefix, double [batch] each: gdpo's per-reward advantages read them.
 const std::string kRewardExtraInfo = "reward_extra_info/";
+// Mixed into the step's seed for PF-PPO's draws ("PF").
+constexpr std::uint64_t kPfPpoSeedKey = 0x5046;
 
 std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t count) {
   std::vector<std::string> uids;
@@ -215,6 +219,21 @@ StepBatch step_batch(const data::Batch& batch) {
   return s;
 }
 
+// algorithm.use_pf_ppo after GAE (algo/pf_ppo.h): the batch's rows drawn again by their scores,
+// the same rows on every rank (a CPU generator seeded by the step).
+data::Batch pf_ppo_resampled(const PpoContext& ctx, const data::Batch& batch,
+                             std::int64_t global_step) {
+  const config::AlgorithmConfig& al = ctx.config.algorithm;
+  const at::Tensor scores = batch.tensor("token_level_scores").sum(1);
+  at::Generator generator = make_generator(
+      at::kCPU, splitmix64(rollout_seed(ctx.config.rollout.seed, global_step), kPfPpoSeedKey));
+  const at::Tensor rows =
+      algo::pf_ppo_sample(scores, al.pf_ppo_reweight_method, al.pf_ppo_weight_pow, generator)
+          .contiguous();
+  return batch.select(std::vector<std::int64_t>(rows.data_ptr<std::int64_t>(),
+                                                rows.data_ptr<std::int64_t>() + rows.numel()));
+}
+
 // trainer.rollout_data_dir: the step's generations with their scores and reward_extra_info, written
 // by rank 0 (every rank holds the whole batch).
 void dump_generations(const PpoContext& ctx, const data::Batch& batch, std::int64_t global_step) {
@@ -279,7 +298,12 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
       batch.set_tensor("values", ctx.world.all_gather(ctx.critic->compute_values(local)));
     });
   }
-  timer.time("adv", [&] { compute_advantages(ctx, batch, out.metrics); });
+  timer.time("adv", [&] {
+    compute_advantages(ctx, batch, out.metrics);
+    const config::AlgorithmConfig& al = ctx.config.algorithm;
+    if (al.use_pf_ppo && al.adv_estimator == "gae")
+      batch = pf_ppo_resampled(ctx, batch, global_step);
+  });
   if (ctx.critic) {
     const data::Batch local = local_rows(batch, ctx.world, "update_critic");
     const Metrics critic =
