@@ -1,6 +1,6 @@
 // The `verlpp` command line: one subcommand per apps/<name>_command.cpp.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <string>
 #include <vector>
 
 #include "commands.h"
@@ -28,10 +28,10 @@ int main(int argc, char** argv) {
     }
     return 1;
   } catch (const verlpp::Error& e) {
-    std::cerr << verlpp::log_prefix() << ": error: " << e.what() << "\n";
+    verlpp::log_line(std::string("error: ") + e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << verlpp::log_prefix() << ": internal error: " << e.what() << "\n";
+    verlpp::log_line(std::string("internal error: ") + e.what());
     return 1;
   }
 }

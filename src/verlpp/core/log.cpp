@@ -23,12 +23,16 @@ std::string log_prefix() {
   return "verlpp [rank " + std::to_string(g_rank) + "/" + std::to_string(g_world_size) + "]";
 }
 
-void log_note(const std::string& message) {
-  if (is_main_rank()) std::cerr << log_prefix() << ": " << message << std::endl;
+void log_line(const std::string& line) {
+  // One write for the whole line: ranks share the launcher's stderr, and a line written in pieces
+  // interleaves with another rank's.
+  std::cerr << (log_prefix() + ": " + line + "\n") << std::flush;
 }
 
-void log_warning(const std::string& message) {
-  std::cerr << log_prefix() << ": warning: " << message << std::endl;
+void log_note(const std::string& message) {
+  if (is_main_rank()) log_line(message);
 }
+
+void log_warning(const std::string& message) { log_line("warning: " + message); }
 
 }  // namespace verlpp

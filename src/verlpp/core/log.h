@@ -17,6 +17,10 @@ bool is_main_rank();
 // "verlpp" on a world of one, "verlpp [rank 1/4]" otherwise.
 std::string log_prefix();
 
+// "<prefix>: <line>" on stderr in one write (so that ranks sharing a terminal or pipe do not
+// interleave within a line), every rank.
+void log_line(const std::string& line);
+
 // "<prefix>: <message>" on stderr, rank 0 only.
 void log_note(const std::string& message);
 
