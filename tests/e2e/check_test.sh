@@ -156,6 +156,12 @@ run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algori
 expect_has "algorithm.pf_ppo.reweight_method: unknown value 'softmax'; valid: pow, max_min, max_random" "pf-ppo method"
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algorithm.use_pf_ppo=true algorithm.adv_estimator=grpo
 expect_has "verl resamples the batch only after GAE; with adv_estimator grpo it has no effect" "pf-ppo without gae"
+# DAPO's dynamic sampling needs its metric; verlpp has no asynchronous refill.
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algorithm.filter_groups.enable=true
+expect_has "algorithm.filter_groups.metric: dynamic sampling needs the value whose spread keeps a prompt" "filter_groups without a metric"
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm algorithm.filter_groups.enable=true \
+  algorithm.filter_groups.metric=acc algorithm.filter_groups.max_inflight_gen_batches=2
+expect_has "algorithm.filter_groups.max_inflight_gen_batches: verlpp generates one batch at a time" "filter_groups inflight"
 # The device a run would ask for: trainer.device, or DEVICE / VERL_PLATFORM, which take precedence.
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm trainer.device=tpu
 expect_rc 1 "unknown device"

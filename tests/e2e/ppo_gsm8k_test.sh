@@ -210,6 +210,26 @@ out=$(ppo "$work/gdpo_bad.jsonl" "$work/cgdpo_bad" "${rc_common[@]}" algorithm.a
       reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two); rc=$?
 [ "$rc" -ne 0 ] && grep -q "no value 'format' (it gives: length, score)" <<<"$out" ||
   fail "gdpo with a reward name the library lacks: exit $rc: $(tail -3 <<<"$out")"
+# DAPO's dynamic sampling (algorithm.filter_groups): prompts whose n rewards are all equal are
+# dropped and more generated. On the named reward's length (it varies) a step runs and logs
+# train/num_gen_batches; on its score (0 for every response of a random model) no prompt is kept
+# and max_num_gen_batches ends the run with an error naming the key.
+dapo=("${rc_common[@]}" algorithm.filter_groups.enable=true data.gen_batch_size=4
+      reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two)
+out=$(ppo "$work/dapo.jsonl" "$work/cdapo" "${dapo[@]}" algorithm.filter_groups.metric=length); rc=$?
+[ "$rc" -eq 0 ] || fail "dynamic sampling run (exit $rc): $(tail -5 <<<"$out")"
+python3 - "$work/dapo.jsonl" <<'PY' || fail "dynamic sampling metrics"
+import json, sys
+s = {}
+for l in open(sys.argv[1]):
+    s.update(json.loads(l)["data"])
+assert s["train/num_gen_batches"] >= 1, s.get("train/num_gen_batches")
+assert "actor/pg_loss" in s
+PY
+out=$(ppo "$work/dapo0.jsonl" "$work/cdapo0" "${dapo[@]}" algorithm.filter_groups.metric=score \
+      algorithm.filter_groups.max_num_gen_batches=2); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "algorithm.filter_groups: after 2 generation batches (max_num_gen_batches) only 0 of the 2 prompts" <<<"$out" ||
+  fail "dynamic sampling without varied rewards: exit $rc: $(tail -3 <<<"$out")"
 # A reward that is not a number: the error names the data file's line, not the batch position.
 cat > "$work/nan.c" <<'C'
 #include <math.h>

@@ -272,6 +272,15 @@ AlgorithmConfig bind_algorithm(const Section& s) {
   a.lam = s.real("lam");
   a.norm_adv_by_std_in_grpo = s.boolean("norm_adv_by_std_in_grpo");
   a.use_kl_in_reward = s.boolean("use_kl_in_reward");
+  if (s.has("filter_groups")) {
+    const Section f = s.child("filter_groups");
+    a.filter_groups.enable = f.boolean("enable");
+    a.filter_groups.metric = f.opt_string("metric");
+    a.filter_groups.max_num_gen_batches = f.integer("max_num_gen_batches");
+    if (f.has("max_inflight_gen_batches")) {
+      a.filter_groups.max_inflight_gen_batches = f.integer("max_inflight_gen_batches");
+    }
+  }
   if (s.has("use_pf_ppo")) a.use_pf_ppo = s.boolean("use_pf_ppo");
   if (s.has("pf_ppo")) {
     const Section pf = s.child("pf_ppo");

@@ -196,6 +196,13 @@ struct AlgorithmConfig {
   double gamma = 1.0, lam = 1.0;
   bool norm_adv_by_std_in_grpo = true, use_kl_in_reward = false;
   KlControlConfig kl_ctrl;
+  // DAPO's dynamic sampling (trainer/ppo_step.cpp): prompts whose n rewards are all equal are
+  // dropped and more are generated until train_batch_size prompts remain.
+  struct FilterGroups {
+    bool enable = false;
+    std::optional<std::string> metric;  // acc, score, seq_reward, seq_final_reward, ...
+    std::int64_t max_num_gen_batches = 0, max_inflight_gen_batches = 1;
+  } filter_groups;
   // PF-PPO (algo/pf_ppo.h): after GAE, the batch resampled by score-derived weights.
   bool use_pf_ppo = false;
   std::string pf_ppo_reweight_method = "pow";

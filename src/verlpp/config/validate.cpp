@@ -435,6 +435,26 @@ void check_algorithm(const Config& c, Findings& out) {
                  "algorithm.use_pf_ppo=False");
     }
   }
+  const AlgorithmConfig::FilterGroups& fg = al.filter_groups;
+  if (fg.enable && (!fg.metric || fg.metric->empty())) {
+    add_error(out, "algorithm.filter_groups.metric",
+              "dynamic sampling needs the value whose spread keeps a prompt (acc, score, "
+              "seq_reward, seq_final_reward or a custom reward's named value)",
+              "algorithm.filter_groups.metric=acc");
+  }
+  if (fg.enable && fg.max_inflight_gen_batches != 1) {
+    add_error(out, "algorithm.filter_groups.max_inflight_gen_batches",
+              fmt::format("verlpp generates one batch at a time (verl's asynchronous refill is not "
+                          "implemented), got {}",
+                          fg.max_inflight_gen_batches),
+              "algorithm.filter_groups.max_inflight_gen_batches=1");
+  }
+  if (fg.enable && fg.metric == "seq_final_reward" && al.use_kl_in_reward) {
+    add_error(out, "algorithm.filter_groups.metric",
+              "seq_final_reward with use_kl_in_reward needs the KL penalty before the reference "
+              "pass; verlpp filters before it",
+              "algorithm.filter_groups.metric=seq_reward");
+  }
   check_name("algorithm.adv_estimator", al.adv_estimator, kAdvEstimators, out);
   check_name("algorithm.kl_penalty", al.kl_penalty, kKlPenalties, out);
   const bool otb = al.adv_estimator == "optimal_token_baseline" ||

@@ -36,23 +36,29 @@ const std::string kRewardExtraInfo = "reward_extra_info/";
 // Mixed into the step's seed for PF-PPO's draws ("PF").
 constexpr std::uint64_t kPfPpoSeedKey = 0x5046;
 
-std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t count) {
+// "step<N>-<i>" for i from first (verl: uuid4; these repeat on a resumed run).
+std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t first,
+                                     std::size_t count) {
   std::vector<std::string> uids;
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = first; i < first + count; ++i) {
     uids.push_back("step" + std::to_string(global_step) + "-" + std::to_string(i));
   }
   return uids;
 }
 
+// The step's `gen_batch`-th generation batch (0 for the first; more with filter_groups): its
+// prompts' uids continue the numbering after `first_uid`, its draws come from their own seed.
 data::Batch generate(PpoContext& ctx, std::int64_t global_step,
-                     const std::vector<std::int64_t>& rows) {
+                     const std::vector<std::int64_t>& rows, std::size_t first_uid,
+                     std::int64_t gen_batch) {
   data::Batch prompts = ctx.train_data->collate(rows);
-  const auto uids = prompt_uids(global_step, rows.size());
+  const auto uids = prompt_uids(global_step, first_uid, rows.size());
   prompts.set_non_tensor("uid", std::vector<nlohmann::json>(uids.begin(), uids.end()));
   const data::Batch repeated = prompts.repeat_interleave(ctx.config.rollout.n);
-  data::Batch generated =
-      generate_on_ranks(ctx.actor->model(), repeated, ctx.train_sampling,
-                        rollout_seed(ctx.config.rollout.seed, global_step), ctx.world);
+  const std::uint64_t seed = rollout_seed(ctx.config.rollout.seed, global_step);
+  data::Batch generated = generate_on_ranks(
+      ctx.actor->model(), repeated, ctx.train_sampling,
+      gen_batch == 0 ? seed : splitmix64(seed, static_cast<std::uint64_t>(gen_batch)), ctx.world);
   ctx.actor->release_weights();
   if (ctx.config.rollout.free_cache_engine) {
     release_cached_device_memory(ctx.actor->model().device());
@@ -219,6 +225,108 @@ StepBatch step_batch(const data::Batch& batch) {
   return s;
 }
 
+// A generation batch with its rewards: token_level_scores and reward_extra_info/* (see generate).
+data::Batch generate_scored(PpoContext& ctx, std::int64_t global_step,
+                            const std::vector<std::int64_t>& rows, std::size_t first_uid,
+                            std::int64_t gen_batch, PhaseTimer& timer) {
+  data::Batch batch =
+      timer.time("gen", [&] { return generate(ctx, global_step, rows, first_uid, gen_batch); });
+  timer.time("reward", [&] {
+    const BatchRewards rewards =
+        compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
+    batch.set_tensor("token_level_scores", rewards.token_level_scores);
+    for (const auto& [key, values] : rewards.extra) {
+      batch.set_tensor(kRewardExtraInfo + key, at::tensor(values, at::kDouble));
+    }
+  });
+  return batch;
+}
+
+// The rows of `batch` whose prompt (uid) has more than one distinct value of
+// algorithm.filter_groups.metric among its responses, or a single response (DAPO's filter, verl's
+// std > 0; equal values count as equal, without numpy's rounding of their mean), and how many
+// prompts they hold.
+struct KeptGroups {
+  std::vector<std::int64_t> rows;
+  std::int64_t prompts = 0;
+};
+KeptGroups varied_groups(const data::Batch& batch, const std::string& metric) {
+  at::Tensor values;
+  if (metric == "seq_reward" || metric == "seq_final_reward") {
+    values = batch.tensor("token_level_scores").sum(1);
+  } else if (batch.has_tensor(kRewardExtraInfo + metric)) {
+    values = batch.tensor(kRewardExtraInfo + metric);
+  } else {
+    std::string given;
+    for (const auto& [key, tensor] : batch.tensors()) {
+      if (key.starts_with(kRewardExtraInfo)) {
+        given += (given.empty() ? "" : ", ") + key.substr(kRewardExtraInfo.size());
+      }
+    }
+    throw Error(fmt::format(
+        "algorithm.filter_groups.metric: the reward gives no '{}' (it gives: {}; or seq_reward, "
+        "seq_final_reward)",
+        metric, given.empty() ? "nothing named" : given));
+  }
+  const at::Tensor v = values.to(at::kCPU, at::kDouble).contiguous();
+  const std::vector<std::string> uids = uids_of(batch);
+  std::map<std::string, std::pair<double, bool>> seen;  // first value, varied
+  std::map<std::string, std::int64_t> sizes;
+  for (std::size_t i = 0; i < uids.size(); ++i) {
+    const double x = v[static_cast<std::int64_t>(i)].item<double>();
+    const auto [it, first] = seen.emplace(uids[i], std::pair{x, false});
+    if (!first && it->second.first != x) it->second.second = true;
+    ++sizes[uids[i]];
+  }
+  KeptGroups kept;
+  for (const auto& [uid, state] : seen) {
+    if (state.second || sizes[uid] == 1) ++kept.prompts;
+  }
+  for (std::size_t i = 0; i < uids.size(); ++i) {
+    if (seen[uids[i]].second || sizes[uids[i]] == 1) {
+      kept.rows.push_back(static_cast<std::int64_t>(i));
+    }
+  }
+  return kept;
+}
+
+// algorithm.filter_groups (DAPO's dynamic sampling, verl's recipe/dapo trainer): generation
+// batches of data.gen_batch_size prompts (the first `rows`, then the loader's next ones) are
+// generated and scored and only their prompts with varied rewards kept, until train_batch_size
+// prompts are; the first train_batch_size x n rows of them go on. train/num_gen_batches counts the
+// batches. Throws verlpp::Error after max_num_gen_batches (> 0) batches without enough.
+data::Batch dynamic_sampling(PpoContext& ctx, std::int64_t global_step,
+                             std::vector<std::int64_t> rows, PhaseTimer& timer, Metrics& metrics) {
+  const config::AlgorithmConfig::FilterGroups& f = ctx.config.algorithm.filter_groups;
+  const std::int64_t wanted = ctx.config.data.train_batch_size;
+  std::vector<data::Batch> kept;
+  std::int64_t prompts = 0;
+  std::size_t uids = 0;
+  for (std::int64_t gen_batch = 0;; ++gen_batch) {
+    if (gen_batch > 0) {
+      ctx.actor->gather_weights();
+      rows = ctx.loader->next();
+    }
+    const data::Batch batch = generate_scored(ctx, global_step, rows, uids, gen_batch, timer);
+    uids += rows.size();
+    const KeptGroups k = varied_groups(batch, f.metric.value_or(""));
+    prompts += k.prompts;
+    kept.push_back(batch.select(k.rows));
+    if (prompts >= wanted) {
+      metrics["train/num_gen_batches"] = static_cast<double>(gen_batch + 1);
+      break;
+    }
+    if (f.max_num_gen_batches > 0 && gen_batch + 1 >= f.max_num_gen_batches) {
+      throw Error(fmt::format(
+          "algorithm.filter_groups: after {} generation batches (max_num_gen_batches) only {} of "
+          "the {} prompts a step needs had rewards that vary; the data may be too hard or too "
+          "easy for the model (max_num_gen_batches=0 generates until there are enough)",
+          gen_batch + 1, prompts, wanted));
+    }
+  }
+  return data::Batch::concat(kept).slice(0, wanted * ctx.config.rollout.n);
+}
+
 // algorithm.use_pf_ppo after GAE (algo/pf_ppo.h): the batch's rows drawn again by their scores,
 // the same rows on every rank (a CPU generator seeded by the step).
 data::Batch pf_ppo_resampled(const PpoContext& ctx, const data::Batch& batch,
@@ -265,16 +373,10 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
                       const std::vector<std::int64_t>& rows, PhaseTimer& timer) {
   StepOutput out;
   timer.time("update_weights", [&] { ctx.actor->gather_weights(); });
-  data::Batch batch = timer.time("gen", [&] { return generate(ctx, global_step, rows); });
+  data::Batch batch = ctx.config.algorithm.filter_groups.enable
+                          ? dynamic_sampling(ctx, global_step, rows, timer, out.metrics)
+                          : generate_scored(ctx, global_step, rows, 0, 0, timer);
   if (ctx.config.trainer.balance_batch) batch = balance_batch(ctx, batch, out.metrics);
-  timer.time("reward", [&] {
-    const BatchRewards rewards =
-        compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
-    batch.set_tensor("token_level_scores", rewards.token_level_scores);
-    for (const auto& [key, values] : rewards.extra) {
-      batch.set_tensor(kRewardExtraInfo + key, at::tensor(values, at::kDouble));
-    }
-  });
   if (ctx.teachers) {
     timer.time("teacher", [&] {
       ctx.teachers->score(batch, ctx.world);
