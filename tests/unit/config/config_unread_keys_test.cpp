@@ -1,6 +1,6 @@
 // Keys a user sets that no verlpp binder reads are refused when their value differs from verl's
-// default (algorithm.use_pf_ppo has no verlpp counterpart yet): `verlpp check` and every run name
-// them instead of training without them.
+// default (trainer.log_val_generations has no verlpp counterpart yet): `verlpp check` and every run
+// name them instead of training without them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +12,8 @@
 namespace verlpp::config {
 namespace {
 
-const std::string kPf = "algorithm.use_pf_ppo";
+// A verl key verlpp does not read (verl logs validation samples to wandb and the like).
+const std::string kUnread = "trainer.log_val_generations";
 
 const std::string kRolloutName = "actor_rollout_ref.rollout.name=vllm";
 
@@ -30,20 +31,20 @@ std::vector<std::string> error_keys(std::vector<std::string> overrides) {
 }
 
 TEST(UnreadKeys, AnUnreadKeySetAwayFromItsDefaultIsRefused) {
-  EXPECT_EQ(error_keys({kPf + "=true"}), std::vector<std::string>{kPf});
+  EXPECT_EQ(error_keys({kUnread + "=10"}), std::vector<std::string>{kUnread});
   ConfigRequest request;
-  request.overrides = {kPf + "=true", kRolloutName};
+  request.overrides = {kUnread + "=10", kRolloutName};
   const CheckReport report = check_config(request);
   EXPECT_FALSE(report.valid());
   EXPECT_NE(format_report(report).find(
-                kPf + ": verlpp does not implement this setting: a boolean "
-                      "true would have no effect (verl's default: a boolean false)"),
+                kUnread + ": verlpp does not implement this setting: an integer 10 would have no "
+                          "effect (verl's default: an integer 0)"),
             std::string::npos)
       << format_report(report);
 }
 
 TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
-  EXPECT_TRUE(error_keys({kPf + "=false", "algorithm.rollout_correction.rollout_is=token",
+  EXPECT_TRUE(error_keys({kUnread + "=0", "algorithm.rollout_correction.rollout_is=token",
                           "data.train_batch_size=64", "+ray_kwargs.ray_init.num_cpus=4"})
                   .empty());
 }
