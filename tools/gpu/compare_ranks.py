@@ -11,12 +11,15 @@ under a regrouping of the same sums is equal "within bf16 tolerance".
 
     compare_ranks.py OUT_A CKPT_A OUT_A2 CKPT_A2 OUT_B CKPT_B
 
-Reads safetensors with torch when it is installed (the GPU machine), else in pure Python (F32
-only: small CPU rehearsals)."""
+Reads safetensors with torch when it is installed (the GPU machine), else with
+tests/e2e/compare_runs.py's pure-Python reader (F32 only: small CPU rehearsals)."""
 import json
 import os
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "e2e"))
+from compare_runs import tensors_of  # noqa: E402  (F32 safetensors in pure Python)
 
 SKIPPED = ("timing_s/", "timing_per_token_ms/", "perf/", "training/rollout_probs_diff")
 
@@ -35,20 +38,7 @@ def tensors(path):
         from safetensors.torch import load_file
         return {k: v.float() for k, v in load_file(path).items()}
     except ImportError:
-        pass
-    with open(path, "rb") as f:
-        header_len = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(header_len))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        if info["dtype"] != "F32":
-            sys.exit("%s: %s tensors need torch's safetensors reader" % (path, info["dtype"]))
-        begin, end = info["data_offsets"]
-        out[name] = struct.unpack("<%df" % ((end - begin) // 4), data[begin:end])
-    return out
+        return tensors_of(path)
 
 
 def max_diff(a, b):
