@@ -55,23 +55,42 @@ bool was_read(const std::string& key, const KeyReads& reads) {
   return child != reads.end() && child->starts_with(key + ".");
 }
 
+// `key` and its value, or, for a map set over a map default, its entries that differ from the
+// default's (recursively), so that `a={b:1}` over a section names a.b.
+void differing_leaves(const std::string& key, const Node& value, const Node* default_value,
+                      std::vector<std::pair<std::string, const Node*>>& out) {
+  if (default_value != nullptr && same_value(value, *default_value)) return;
+  if (value.is_map() && default_value != nullptr && default_value->is_map() &&
+      !value.entries().empty()) {
+    for (const auto& [name, child] : value.entries()) {
+      differing_leaves(key + "." + name, child, default_value->find(name), out);
+    }
+    return;
+  }
+  out.emplace_back(key, &value);
+}
+
 }  // namespace
 
 std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, const KeyReads& reads,
                                    const Node& root, const Node& defaults) {
   std::vector<UnreadKey> out;
-  for (const auto& key : user_keys) {
-    if (was_read(key, reads) || is_ignored_key(key)) continue;
-    if (std::any_of(out.begin(), out.end(), [&](const UnreadKey& u) { return u.key == key; })) {
-      continue;
+  for (const auto& user_key : user_keys) {
+    if (was_read(user_key, reads) || is_ignored_key(user_key)) continue;
+    const Node* user_value = find_path(root, user_key);
+    if (user_value == nullptr) continue;  // deleted with ~
+    std::vector<std::pair<std::string, const Node*>> leaves;
+    differing_leaves(user_key, *user_value, find_path(defaults, user_key), leaves);
+    for (const auto& [key, value] : leaves) {
+      if (was_read(key, reads) || is_ignored_key(key)) continue;
+      if (std::any_of(out.begin(), out.end(), [&](const UnreadKey& u) { return u.key == key; })) {
+        continue;
+      }
+      const Node* default_value = find_path(defaults, key);
+      out.push_back({key, value->describe(),
+                     default_value != nullptr ? default_value->describe() : "absent",
+                     is_engine_setting(key)});
     }
-    const Node* value = find_path(root, key);
-    if (value == nullptr) continue;  // deleted with ~
-    const Node* default_value = find_path(defaults, key);
-    if (default_value != nullptr && same_value(*value, *default_value)) continue;
-    out.push_back({key, value->describe(),
-                   default_value != nullptr ? default_value->describe() : "absent",
-                   is_engine_setting(key)});
   }
   return out;
 }

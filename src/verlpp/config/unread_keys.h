@@ -24,7 +24,8 @@ struct UnreadKey {
 
 // `user_keys` in order, without duplicates, keeping those that neither the binders read (`reads`:
 // the key, one of its parents or one of its children), nor ignored.h lists, nor hold `defaults`'s
-// value (same kind and value; integers equal to reals count as equal).
+// value (same kind and value; integers equal to reals count as equal). A map set over a map
+// default (an override `a={b:1}`, merged) is reported by its entries that differ, a.b.
 std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, const KeyReads& reads,
                                    const Node& root, const Node& defaults);
 

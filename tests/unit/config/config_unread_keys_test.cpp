@@ -49,6 +49,16 @@ TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
                   .empty());
 }
 
+// A map merged into an unread section names the entries that differ, not the section:
+// save_contents, and load_contents, which verl's default makes ${.save_contents}; async_save keeps
+// its default.
+TEST(UnreadKeys, AMapOverASectionNamesTheEntriesThatDiffer) {
+  EXPECT_EQ(
+      error_keys({"actor_rollout_ref.actor.checkpoint={save_contents:[model],async_save:false}"}),
+      (std::vector<std::string>{"actor_rollout_ref.actor.checkpoint.save_contents",
+                                "actor_rollout_ref.actor.checkpoint.load_contents"}));
+}
+
 // The reward section is bound by reward/reward_settings.cpp from the tree; its keys still count as
 // read (a break-test found every custom reward library refused).
 TEST(UnreadKeys, RewardSettingsAreRead) {
