@@ -139,6 +139,12 @@ run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_
 expect_has "max_model_len 50000 is above the model's 40960 positions" "max_model_len above the model"
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=0
 expect_has "actor_rollout_ref.rollout.prompt_length: must be >= 1, got 0" "prompt_length 0"
+# An explicit max_model_len below the data's prompts: the notice names it and its fix; an integer
+# beyond 64 bits says so.
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.max_model_len=100
+expect_has "note: actor_rollout_ref.rollout.max_model_len: max_model_len 100" "explicit max_model_len notice"
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.max_model_len=99999999999999999999
+expect_has "expected an integer, got 99999999999999999999, outside the 64-bit range" "integer beyond 64 bits"
 # Token budgets of every pass that uses one (the critic's, the reference's with a static actor).
 gae_static=(actor_rollout_ref.rollout.name=vllm algorithm.adv_estimator=gae actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
   actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 critic.ppo_micro_batch_size_per_gpu=1

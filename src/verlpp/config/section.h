@@ -137,8 +137,18 @@ class Section {
     if (value.kind() == Node::Kind::string) {
       const Node typed = plain_scalar(value.as_string());
       if (typed.kind() == Node::Kind::integer) return typed.as_int();
+      if (all_digits(value.as_string())) {
+        fail(key, "expected an integer, got " + value.as_string() +
+                      ", outside the 64-bit range (at most 9223372036854775807)");
+      }
     }
     fail(key, "expected an integer, got " + value.describe());
+  }
+
+  // An optional sign, then only decimal digits: an integer too large for int64 reads as a string.
+  static bool all_digits(const std::string& text) {
+    const std::size_t start = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    return text.size() > start && text.find_first_not_of("0123456789", start) == std::string::npos;
   }
 
   double to_real(const std::string& key, const Node& value) const {

@@ -351,12 +351,15 @@ void check_rollout(const Config& c, Findings& out) {
                           kRollout, model_len, kRollout));
   }
   if (model_len < c.data.max_prompt_length) {
-    add_notice(out, kRollout + ".prompt_length",
+    const bool explicit_len = r.max_model_len.value_or(0) != 0;
+    add_notice(out, kRollout + (explicit_len ? ".max_model_len" : ".prompt_length"),
                fmt::format("max_model_len {} (rollout.max_model_len, by default prompt_length + "
                            "response_length) is below data.max_prompt_length {}: a longer prompt "
                            "ends the run, as vLLM refuses it",
                            model_len, c.data.max_prompt_length),
-               kRollout + ".prompt_length=${data.max_prompt_length}");
+               explicit_len ? fmt::format("{}.max_model_len={}", kRollout,
+                                          c.data.max_prompt_length + r.response_length)
+                            : kRollout + ".prompt_length=${data.max_prompt_length}");
   }
   if (r.max_model_len.value_or(0) != 0 && needed > *r.max_model_len) {
     add_error(out, kRollout + ".max_model_len",
