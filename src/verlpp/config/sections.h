@@ -159,6 +159,14 @@ struct RolloutConfig {
   // pieces over several steps (otherwise it waits for a step with room for all of it).
   std::int64_t max_num_batched_tokens = 8192;
   bool enable_chunked_prefill = true;
+
+  // max_model_len given (verl reads null and 0 alike: `config.max_model_len or ...`).
+  bool has_max_model_len() const { return max_model_len.value_or(0) != 0; }
+  // vLLM's max_model_len as verl hands it over: max_model_len when given, else prompt_length +
+  // response_length.
+  std::int64_t model_len() const {
+    return has_max_model_len() ? *max_model_len : prompt_length + response_length;
+  }
   // gpu_memory_utilization: the fraction of the GPU's memory the process may hold once the rollout
   // engine's KV cache is allocated (vLLM's definition; verl's default 0.5).
   double gpu_memory_utilization = 0.5;

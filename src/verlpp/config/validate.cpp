@@ -68,12 +68,6 @@ constexpr std::array kRouterReplay = {"disabled", "R2", "R3"};
 constexpr std::array kDistillationLosses = {"kl", "k1",         "abs", "mse",
                                             "k2", "low_var_kl", "k3",  "forward_kl_topk"};
 
-// vLLM's max_model_len as verl hands it over: rollout.max_model_len, or when that is null or 0
-// (`config.max_model_len or ...`) prompt_length + response_length.
-std::int64_t rollout_model_len(const RolloutConfig& r) {
-  return r.max_model_len.value_or(0) != 0 ? *r.max_model_len : r.prompt_length + r.response_length;
-}
-
 // The Ulysses sequence-parallel size the actor runs with (FSDP engines; 1 under Megatron).
 std::int64_t actor_ulysses(const Layout& layout) {
   return layout.actor_fsdp ? layout.actor_fsdp->ulysses_sp : 1;
@@ -340,7 +334,7 @@ void check_rollout(const Config& c, Findings& out) {
   }
   // verl's vLLM rollout (from vLLM's SchedulerConfig): without chunked prefill a step must hold a
   // whole sequence of max_model_len (default prompt + response) tokens.
-  const std::int64_t model_len = rollout_model_len(r);
+  const std::int64_t model_len = r.model_len();
   if (!r.enable_chunked_prefill && r.max_num_batched_tokens >= 1 &&
       r.max_num_batched_tokens < model_len) {
     add_error(out, kRollout + ".max_num_batched_tokens",
@@ -351,7 +345,7 @@ void check_rollout(const Config& c, Findings& out) {
                           kRollout, model_len, kRollout));
   }
   if (model_len < c.data.max_prompt_length) {
-    const bool explicit_len = r.max_model_len.value_or(0) != 0;
+    const bool explicit_len = r.has_max_model_len();
     add_notice(out, kRollout + (explicit_len ? ".max_model_len" : ".prompt_length"),
                fmt::format("max_model_len {} (rollout.max_model_len, by default prompt_length + "
                            "response_length) is below data.max_prompt_length {}: a longer prompt "
@@ -361,7 +355,7 @@ void check_rollout(const Config& c, Findings& out) {
                                           c.data.max_prompt_length + r.response_length)
                             : kRollout + ".prompt_length=${data.max_prompt_length}");
   }
-  if (r.max_model_len.value_or(0) != 0 && needed > *r.max_model_len) {
+  if (r.has_max_model_len() && needed > *r.max_model_len) {
     add_error(out, kRollout + ".max_model_len",
               fmt::format("the rollout holds prompt {} + response {} = {} tokens but "
                           "max_model_len is {}",
@@ -604,7 +598,7 @@ void check_trainer(const Config& c, Findings& out) {
   if (!is_device_name(device.name)) {
     add_error(out, device.source,
               fmt::format("unknown device '{}'; expected {}", device.name, kDeviceNames),
-              device.source == "trainer.device" ? "trainer.device=cuda" : device.source + "=cuda");
+              device.source + "=cuda");
   }
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
@@ -622,8 +616,8 @@ void check_trainer(const Config& c, Findings& out) {
 void check_model_length(const Config& c, const Layout& layout, Findings& out) {
   if (!layout.model || !layout.model->max_position_embeddings) return;
   const std::int64_t positions = *layout.model->max_position_embeddings;
-  const std::int64_t model_len = rollout_model_len(c.rollout);
-  if (model_len > positions && c.rollout.max_model_len.value_or(0) > 0) {
+  const std::int64_t model_len = c.rollout.model_len();
+  if (model_len > positions && c.rollout.has_max_model_len()) {
     add_error(out, kRollout + ".max_model_len",
               fmt::format("max_model_len {} is above the model's {} positions "
                           "(max_position_embeddings in {}), which vLLM refuses",

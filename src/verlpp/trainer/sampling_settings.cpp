@@ -58,11 +58,9 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
   p.do_sample = s.do_sample;
   p.ignore_eos = rollout.ignore_eos;
   p.max_response_length = rollout.response_length;
-  // verl: int(config.max_model_len or prompt_length + response_length); a configuration without a
-  // prompt_length (`verlpp generate`) has no limit.
-  p.max_model_len = rollout.max_model_len.value_or(0) != 0 ? *rollout.max_model_len
-                    : rollout.prompt_length > 0 ? rollout.prompt_length + rollout.response_length
-                                                : 0;
+  // A configuration without max_model_len or prompt_length (`verlpp generate`) has no limit.
+  p.max_model_len =
+      rollout.has_max_model_len() || rollout.prompt_length > 0 ? rollout.model_len() : 0;
   p.eos_token_ids = std::move(eos_token_ids);
   p.pad_token_id = pad_token_id;
   p.calculate_log_probs = rollout.calculate_log_probs;
