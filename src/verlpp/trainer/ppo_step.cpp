@@ -243,9 +243,9 @@ data::Batch generate_scored(PpoContext& ctx, std::int64_t global_step,
 }
 
 // The rows of `batch` whose prompt (uid) has more than one distinct value of
-// algorithm.filter_groups.metric among its responses, or a single response (DAPO's filter, verl's
-// std > 0; equal values count as equal, without numpy's rounding of their mean), and how many
-// prompts they hold.
+// algorithm.filter_groups.metric among its responses (largest != smallest), or a single response
+// (DAPO's filter, verl's std > 0; equal values count as equal, without numpy's rounding of their
+// mean), in row order, and how many prompts they hold.
 struct KeptGroups {
   std::vector<std::int64_t> rows;
   std::int64_t prompts = 0;
@@ -268,25 +268,20 @@ KeptGroups varied_groups(const data::Batch& batch, const std::string& metric) {
         "seq_final_reward)",
         metric, given.empty() ? "nothing named" : given));
   }
-  const at::Tensor v = values.to(at::kCPU, at::kDouble).contiguous();
-  const std::vector<std::string> uids = uids_of(batch);
-  std::map<std::string, std::pair<double, bool>> seen;  // first value, varied
-  std::map<std::string, std::int64_t> sizes;
-  for (std::size_t i = 0; i < uids.size(); ++i) {
-    const double x = v[static_cast<std::int64_t>(i)].item<double>();
-    const auto [it, first] = seen.emplace(uids[i], std::pair{x, false});
-    if (!first && it->second.first != x) it->second.second = true;
-    ++sizes[uids[i]];
-  }
+  const algo::Groups groups =
+      algo::make_groups(algo::group_index_from_uids(uids_of(batch)), batch.size(), "filter_groups");
+  const at::Tensor v = values.to(at::kCPU, at::kDouble);
+  const auto per_group = [&](double start, const char* reduce) {
+    return at::full({groups.count}, start, v.options())
+        .scatter_reduce(0, groups.inverse, v, reduce);
+  };
+  const at::Tensor group_kept = per_group(-INFINITY, "amax").ne(per_group(INFINITY, "amin")) |
+                                at::bincount(groups.inverse, {}, groups.count).eq(1);
+  const at::Tensor rows =
+      group_kept.index_select(0, groups.inverse).nonzero().view(-1).contiguous();
   KeptGroups kept;
-  for (const auto& [uid, state] : seen) {
-    if (state.second || sizes[uid] == 1) ++kept.prompts;
-  }
-  for (std::size_t i = 0; i < uids.size(); ++i) {
-    if (seen[uids[i]].second || sizes[uids[i]] == 1) {
-      kept.rows.push_back(static_cast<std::int64_t>(i));
-    }
-  }
+  kept.prompts = group_kept.sum().item<std::int64_t>();
+  kept.rows.assign(rows.data_ptr<std::int64_t>(), rows.data_ptr<std::int64_t>() + rows.numel());
   return kept;
 }
 
