@@ -55,10 +55,17 @@ bool was_read(const std::string& key, const KeyReads& reads) {
   return child != reads.end() && child->starts_with(key + ".");
 }
 
-// `key` and its value, or, for a map set over a map default, its entries that differ from the
+// A key that differs from verl's default: its value and the default's (null when absent).
+struct Leaf {
+  std::string key;
+  const Node* value;
+  const Node* default_value;
+};
+
+// `key` with its value, or, for a map set over a map default, its entries that differ from the
 // default's (recursively), so that `a={b:1}` over a section names a.b.
 void differing_leaves(const std::string& key, const Node& value, const Node* default_value,
-                      std::vector<std::pair<std::string, const Node*>>& out) {
+                      std::vector<Leaf>& out) {
   if (default_value != nullptr && same_value(value, *default_value)) return;
   if (value.is_map() && default_value != nullptr && default_value->is_map() &&
       !value.entries().empty()) {
@@ -67,7 +74,7 @@ void differing_leaves(const std::string& key, const Node& value, const Node* def
     }
     return;
   }
-  out.emplace_back(key, &value);
+  out.push_back({key, &value, default_value});
 }
 
 }  // namespace
@@ -79,17 +86,17 @@ std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, co
     if (was_read(user_key, reads) || is_ignored_key(user_key)) continue;
     const Node* user_value = find_path(root, user_key);
     if (user_value == nullptr) continue;  // deleted with ~
-    std::vector<std::pair<std::string, const Node*>> leaves;
+    std::vector<Leaf> leaves;
     differing_leaves(user_key, *user_value, find_path(defaults, user_key), leaves);
-    for (const auto& [key, value] : leaves) {
-      if (was_read(key, reads) || is_ignored_key(key)) continue;
-      if (std::any_of(out.begin(), out.end(), [&](const UnreadKey& u) { return u.key == key; })) {
+    for (const Leaf& leaf : leaves) {
+      if (was_read(leaf.key, reads) || is_ignored_key(leaf.key)) continue;
+      if (std::any_of(out.begin(), out.end(),
+                      [&](const UnreadKey& u) { return u.key == leaf.key; })) {
         continue;
       }
-      const Node* default_value = find_path(defaults, key);
-      out.push_back({key, value->describe(),
-                     default_value != nullptr ? default_value->describe() : "absent",
-                     is_engine_setting(key)});
+      out.push_back({leaf.key, leaf.value->describe(),
+                     leaf.default_value != nullptr ? leaf.default_value->describe() : "absent",
+                     is_engine_setting(leaf.key)});
     }
   }
   return out;
