@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "verlpp/core/atomic_file.h"
+#include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -29,6 +30,7 @@
 #include "verlpp/core/utf8.h"
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/data/rl_dataset.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/score.h"
 #include "verlpp/reward/dispatch.h"
@@ -311,7 +313,9 @@ int run_generate(const GenerateOptions& o) {
     tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));
   }
   const tokenizer::Tokenizer* tokenizer = tok ? &*tok : nullptr;
+  model::set_batch_invariant(batch_invariant_requested());
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
+  model::require_batch_invariant_support(lm);
 
   config::RolloutConfig rc;
   rc.response_length = o.response_length;

@@ -8,7 +8,10 @@
 # a resumed run continues from the saved weights (2 steps straight and 1 + resume + 1 give the
 # same metrics); under Megatron with moe_router_load_balancing_type=aux_loss the aux loss joins the
 # loss (other gradient norm); a MoE critic trunk (GAE); `model export` of the trained actor scores
-# as the checkpoint; the rollout's routing keys verlpp lacks are refused.
+# as the checkpoint; the rollout's routing keys verlpp lacks are refused; with VLLM_BATCH_INVARIANT=1
+# the rollout's log-probs equal the actor's recompute exactly (training/rollout_probs_diff_max 0)
+# and the first update's ppo_kl is exactly 0, with micro-batches of other sizes in every pass (the
+# same run without it shows nonzero differences), and check refuses the switch on CUDA.
 # Usage: ppo_moe_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
 VERLPP=$1
@@ -133,4 +136,35 @@ out=$(ppo "$work/x.jsonl" "$work/ckpt_x" trainer.total_training_steps=1 \
       actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "actor_rollout_ref.rollout.moe_load_balance_metrics_interval=5: verl's rollout/moe/*" <<<"$out" ||
   fail "moe_load_balance_metrics_interval accepted (exit $rc): $(tail -3 <<<"$out")"
+
+# 7. Batch-invariant mode: rollout log-probs, the old_log_prob pass (micro-batches of 3 rows) and
+# the update (micro-batches of 1 row) agree bit for bit; without the mode the
+# rollout and the recompute differ.
+invariant=(trainer.total_training_steps=1 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
+           actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3 actor_rollout_ref.rollout.n=3
+           actor_rollout_ref.rollout.max_num_seqs=2)
+out=$(VLLM_BATCH_INVARIANT=1 ppo "$work/bi.jsonl" "$work/ckpt_bi" "${invariant[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "batch-invariant run (exit $rc): $(tail -5 <<<"$out")"
+out=$(ppo "$work/usual.jsonl" "$work/ckpt_usual" "${invariant[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "the same run without the mode (exit $rc): $(tail -5 <<<"$out")"
+python3 - "$work/bi.jsonl" "$work/usual.jsonl" <<'PY' || fail "batch-invariant log-probs"
+import json, sys
+def first(path):
+    out = {}
+    for l in map(json.loads, open(path)):
+        if l["step"] == 1:
+            out.update(l["data"])
+    return out
+bi, usual = first(sys.argv[1]), first(sys.argv[2])
+assert bi["training/rollout_probs_diff_max"] == 0.0, bi["training/rollout_probs_diff_max"]
+assert bi["actor/ppo_kl"] == 0.0 and bi["actor/pg_clipfrac"] == 0, bi["actor/ppo_kl"]
+assert usual["training/rollout_probs_diff_max"] > 0, "the check cannot fail: equal without the mode"
+assert bi["actor/grad_norm"] > 0
+PY
+out=$(VLLM_BATCH_INVARIANT=1 "$VERLPP" check "${common[@]}" trainer.device=cuda 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -qF "VLLM_BATCH_INVARIANT=1 runs on the CPU in this build" <<<"$out" ||
+  fail "check accepted VLLM_BATCH_INVARIANT=1 on cuda (exit $rc): $(tail -3 <<<"$out")"
+out=$(VLLM_BATCH_INVARIANT=yes ppo "$work/x.jsonl" "$work/ckpt_x" trainer.total_training_steps=1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "VLLM_BATCH_INVARIANT='yes': expected 1 (on) or 0 (off)" <<<"$out" ||
+  fail "VLLM_BATCH_INVARIANT=yes accepted (exit $rc): $(tail -3 <<<"$out")"
 exit $((failures > 0))

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/device_kind.h"
 #include "verlpp/core/error.h"
 
@@ -609,6 +610,38 @@ void check_trainer(const Config& c, Findings& out) {
   }
 }
 
+// VLLM_BATCH_INVARIANT=1 (model/batch_invariant.h): what verlpp's batch-invariant mode covers.
+void check_batch_invariant(const Config& c, const Layout& layout, Findings& out) {
+  bool on = false;
+  try {
+    on = batch_invariant_requested();
+  } catch (const Error& e) {
+    add_error(out, "VLLM_BATCH_INVARIANT", e.what(), "VLLM_BATCH_INVARIANT=1");
+    return;
+  }
+  if (!on) return;
+  const DeviceRequest device = requested_device(c.trainer.device);
+  if (is_device_name(device.name) && parse_device(device.name, device.source) != DeviceKind::cpu) {
+    add_error(out, device.source,
+              fmt::format("VLLM_BATCH_INVARIANT=1 runs on the CPU in this build (verlpp's CUDA "
+                          "batch-invariant GEMM and attention are not built yet), not on '{}'",
+                          device.name),
+              device.source + "=cpu, or unset VLLM_BATCH_INVARIANT");
+  }
+  if (layout.model && layout.model->linear_attention_layers > 0) {
+    add_error(out, "actor_rollout_ref.model.path",
+              fmt::format("VLLM_BATCH_INVARIANT=1 covers attention, MLP and sparse MoE layers; {} "
+                          "has {} Gated DeltaNet layers ({})",
+                          layout.model->architecture, layout.model->linear_attention_layers,
+                          layout.model->source),
+              "unset VLLM_BATCH_INVARIANT");
+  }
+  add_notice(out, "VLLM_BATCH_INVARIANT",
+             "on: the rollout and the trainer compute every token with batch-invariant "
+             "operations, so training/rollout_probs_diff_max and the first update's ppo_kl are 0 "
+             "(slower than the usual kernels)");
+}
+
 }  // namespace
 
 // The model's positions hold prompt + response: vLLM refuses a max_model_len above the model's
@@ -768,6 +801,7 @@ void validate_config(const Config& config, const Layout& layout, Findings& findi
   if (config.distillation.enabled) check_distillation(config, findings);
   check_engine_choice(config, findings);
   check_trainer(config, findings);
+  check_batch_invariant(config, layout, findings);
 }
 
 }  // namespace verlpp::config

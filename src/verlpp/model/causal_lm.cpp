@@ -17,7 +17,9 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
 #include "verlpp/model/arch/decoder.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/checkpoint.h"
+#include "verlpp/model/layers/linear.h"
 #include "verlpp/model/vision/qwen3_5_vision.h"
 
 namespace verlpp::model {
@@ -528,7 +530,10 @@ at::Tensor CausalLM::lm_head_weight() const {
 }
 
 at::Tensor CausalLM::logits(const at::Tensor& hidden) const {
-  return at::matmul(hidden, lm_head_weight().t());
+  if (!batch_invariant()) return at::matmul(hidden, lm_head_weight().t());
+  std::vector<int64_t> shape = hidden.sizes().vec();
+  shape.back() = lm_head_weight().size(0);
+  return logits_fp32(hidden.reshape({-1, hidden.size(-1)}), lm_head_weight()).view(shape);
 }
 
 void CausalLM::save_pretrained(const std::string& dir, at::ScalarType dtype,

@@ -131,7 +131,8 @@ class CausalLM {
 
   // The output projection [vocab_size, hidden_size] (the embedding when tied).
   at::Tensor lm_head_weight() const;
-  // hidden [..., hidden_size] -> logits [..., vocab_size] in the model dtype.
+  // hidden [..., hidden_size] -> logits [..., vocab_size] in the model dtype; fp32 in
+  // batch-invariant mode (model/batch_invariant.h), from kernels::invariant_linear.
   at::Tensor logits(const at::Tensor& hidden) const;
 
   // Writes config.json (torch_dtype = dtype) and the weights cast to `dtype`, as save_pretrained

@@ -8,7 +8,10 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/kernels/logits_logprob.h"
+#include "verlpp/model/batch_invariant.h"
+#include "verlpp/model/layers/linear.h"
 
 namespace verlpp::model {
 
@@ -29,9 +32,9 @@ void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::
   if (chunk_tokens <= 0) throw Error("log-prob: chunk_tokens must be > 0");
 }
 
-// One chunk's logits, fp32 [n, V]: the GEMM writes them in fp32.
+// One chunk's logits, fp32 [n, V]: the GEMM writes them in fp32 (model/layers/linear.h).
 at::Tensor chunk_logits(const at::Tensor& h, const at::Tensor& weight) {
-  return compat::mm_fp32(h, weight.t());
+  return logits_fp32(h, weight);
 }
 
 // log_softmax of one chunk's scaled logits, fp32 [n, V].
@@ -94,7 +97,10 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
       }
       if (temperature != 1.0) logits.div_(temperature);
       const at::Tensor logp = at::log_softmax(logits, -1);
-      lp.narrow(0, a, n).copy_(logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
+      // Batch-invariant mode: the log-probs the rollout reports for its samples (one function).
+      lp.narrow(0, a, n).copy_(batch_invariant()
+                                   ? kernels::invariant_token_logprobs(logits, chunk_targets)
+                                   : logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
       if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
       if (K > 0) {
         gathered.narrow(0, a, n).copy_(logp.gather(1, ids.narrow(0, a, n)));

@@ -7,7 +7,9 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
+#include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/kernels/token_sampler.h"
+#include "verlpp/model/batch_invariant.h"
 
 namespace verlpp::rollout {
 
@@ -103,14 +105,18 @@ SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& set
     }
   }
   const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
-  const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
   at::Tensor tokens;
   if (settings.greedy) {
     tokens = logits.argmax(-1);
   } else {
     tokens = inverse_cdf_draw(at::softmax(truncated_logits(logits, settings), -1), uniforms);
   }
-  return {tokens, logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};
+  const at::Tensor scaled = logits.to(at::kFloat) / temperature;
+  if (model::batch_invariant()) {
+    // The trainer's function for the same tokens (model/logprob.h), so that the two agree bitwise.
+    return {tokens, kernels::invariant_token_logprobs(scaled, tokens)};
+  }
+  return {tokens, at::log_softmax(scaled, -1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};
 }
 
 }  // namespace verlpp::rollout

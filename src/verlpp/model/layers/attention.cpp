@@ -1,13 +1,18 @@
 #include "verlpp/model/layers/attention.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include <limits>
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/kernels/decode_attention.h"
+#include "verlpp/kernels/invariant_ops.h"
+#include "verlpp/model/batch_invariant.h"
 
 namespace verlpp::model {
 
@@ -92,6 +97,95 @@ at::Tensor padded_eager(const at::Tensor& q, const at::Tensor& k, const at::Tens
   return o.transpose(1, 2).reshape({B * L, q.size(1), q.size(2)});
 }
 
+// Batch-invariant mode (model/batch_invariant.h): which keys each query reads, as the contiguous
+// rows [start, start + count) that kernels::invariant_attention takes.
+struct KeyRanges {
+  std::vector<int64_t> start, count;
+
+  void add(int64_t first, int64_t n) {
+    start.push_back(first);
+    count.push_back(n);
+  }
+  at::Tensor starts() const { return at::tensor(start, at::kLong); }
+  at::Tensor counts() const { return at::tensor(count, at::kLong); }
+};
+
+// Query i of sequence s reads its sequence's keys up to keys_s - queries_s + i.
+KeyRanges packed_ranges(const SequenceLayout& queries, const SequenceLayout& keys) {
+  KeyRanges r;
+  for (size_t s = 0; s < queries.lengths.size(); ++s) {
+    const int64_t earlier = keys.lengths[s] - queries.lengths[s];
+    for (int64_t i = 0; i < queries.lengths[s]; ++i) r.add(keys.starts[s], earlier + i + 1);
+  }
+  return r;
+}
+
+// A padded row's real tokens must be contiguous (left-padded prompt, right-padded response);
+// a real query reads the real keys up to itself, a padding query itself only.
+KeyRanges padded_ranges(const SequenceLayout& layout) {
+  const at::Tensor mask = layout.key_mask.to(at::kCPU).contiguous();
+  const bool* m = mask.data_ptr<bool>();
+  KeyRanges r;
+  for (int64_t b = 0; b < layout.batch; ++b) {
+    const bool* row = m + b * layout.length;
+    int64_t first = 0;
+    while (first < layout.length && !row[first]) ++first;
+    int64_t last = layout.length;
+    while (last > first && !row[last - 1]) --last;
+    for (int64_t t = first; t < last; ++t) {
+      if (!row[t]) {
+        throw Error(fmt::format(
+            "attention: batch-invariant mode needs each row's real tokens contiguous; row {} has "
+            "padding at position {} between real tokens",
+            b, t));
+      }
+    }
+    for (int64_t t = 0; t < layout.length; ++t) {
+      const bool real = t >= first && t < last;
+      r.add(b * layout.length + (real ? first : t), real ? t - first + 1 : 1);
+    }
+  }
+  return r;
+}
+
+// Forward through kernels::invariant_attention; backward through the eager formula recomputed
+// with autograd (its bits need not match the forward's). key_mask: the padded layout's, or [0]
+// for a packed layout described by starts/lengths.
+struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q,
+                            const at::Tensor& k, const at::Tensor& v, const at::Tensor& key_mask,
+                            const SequenceLayout& layout, double scale) {
+    const KeyRanges r = layout.padded() ? padded_ranges(layout) : packed_ranges(layout, layout);
+    ctx->save_for_backward({q, k, v, key_mask});
+    ctx->saved_data["starts"] = layout.starts;
+    ctx->saved_data["lengths"] = layout.lengths;
+    ctx->saved_data["batch"] = layout.batch;
+    ctx->saved_data["length"] = layout.length;
+    ctx->saved_data["scale"] = scale;
+    return kernels::invariant_attention(q, k, v, r.starts(), r.counts(), scale);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    SequenceLayout layout;
+    layout.starts = ctx->saved_data["starts"].toIntVector();
+    layout.lengths = ctx->saved_data["lengths"].toIntVector();
+    layout.batch = ctx->saved_data["batch"].toInt();
+    layout.length = ctx->saved_data["length"].toInt();
+    if (saved[3].numel() > 0) layout.key_mask = saved[3];
+    const double scale = ctx->saved_data["scale"].toDouble();
+    const at::AutoGradMode grad_mode(true);
+    const at::Tensor q = saved[0].detach().requires_grad_(true);
+    const at::Tensor k = saved[1].detach().requires_grad_(true);
+    const at::Tensor v = saved[2].detach().requires_grad_(true);
+    const at::Tensor out = layout.padded() ? padded_eager(q, k, v, layout, scale)
+                                           : packed_eager(q, k, v, layout, layout, scale);
+    const auto grads = torch::autograd::grad({out}, {q, k, v}, {grad_out[0]});
+    return {grads[0], grads[1], grads[2], at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
 }  // namespace
 
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
@@ -99,6 +193,10 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
   if (q.size(1) % k.size(1) != 0) {
     throw Error(fmt::format("attention: {} query heads are not a multiple of {} kv heads",
                             q.size(1), k.size(1)));
+  }
+  if (batch_invariant()) {
+    const at::Tensor mask = layout.padded() ? layout.key_mask : at::empty({0}, at::kBool);
+    return InvariantAttention::apply(q, k, v, mask, layout, scale);
   }
   if (layout.padded()) return padded_eager(q, k, v, layout, scale);
   const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
@@ -121,6 +219,10 @@ at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& 
       throw Error(fmt::format("attention: sequence {} has {} keys for {} queries", s,
                               keys.lengths[s], queries.lengths[s]));
     }
+  }
+  if (batch_invariant()) {
+    const KeyRanges r = packed_ranges(queries, keys);
+    return kernels::invariant_attention(q, k, v, r.starts(), r.counts(), scale);
   }
   const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
   if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
@@ -170,6 +272,17 @@ at::Tensor eager_decode(const at::Tensor& q, const KVCacheView& cache, const Dec
   return at::matmul(probs, v.permute({0, 2, 1, 3})).reshape({N, H, d});  // [N, KV, G, d]
 }
 
+// Batch-invariant mode: each row's prefix gathered ([N * max_length, kv_heads, d]), row n reading
+// its first lengths[n] entries.
+at::Tensor invariant_decode(const at::Tensor& q, const KVCacheView& cache, const DecodeView& view,
+                            double scale) {
+  const int64_t N = q.size(0);
+  const at::Tensor k = gather_prefix(cache.keys, view).flatten(0, 1);
+  const at::Tensor v = gather_prefix(cache.values, view).flatten(0, 1);
+  const at::Tensor starts = at::arange(N, at::kLong) * view.max_length;
+  return kernels::invariant_attention(q, k, v, starts, view.lengths.to(at::kCPU), scale);
+}
+
 }  // namespace
 
 at::Tensor decode_attention(const at::Tensor& q, const KVCacheView& cache, int64_t capacity,
@@ -178,6 +291,7 @@ at::Tensor decode_attention(const at::Tensor& q, const KVCacheView& cache, int64
     throw Error(fmt::format("decode attention: max_length {} outside [1, capacity {}]",
                             view.max_length, capacity));
   }
+  if (batch_invariant()) return invariant_decode(q, cache, view, scale);
   const at::Tensor& keys = cache.keys;
   const at::Tensor& values = cache.values;
   if (view.page_size > 0) {

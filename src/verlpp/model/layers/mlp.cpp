@@ -1,10 +1,36 @@
 #include "verlpp/model/layers/mlp.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
 
+#include "verlpp/kernels/invariant_ops.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/weight_table.h"
 
 namespace verlpp::model {
+
+namespace {
+
+struct InvariantSilu : torch::autograd::Function<InvariantSilu> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x) {
+    ctx->save_for_backward({x});
+    return kernels::invariant_silu(x);
+  }
+
+  // d silu / dx = s (1 + x (1 - s)), s = sigmoid(x).
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const at::Tensor x = ctx->get_saved_variables()[0];
+    const at::Tensor s = at::sigmoid(x);
+    return {grad_out[0] * s * (1 + x * (1 - s))};
+  }
+};
+
+}  // namespace
+
+at::Tensor silu(const at::Tensor& x) {
+  return batch_invariant() ? InvariantSilu::apply(x) : at::silu(x);
+}
 
 void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, MlpWeights& w,
                  int64_t hidden, int64_t intermediate, bool bias) {
@@ -15,7 +41,7 @@ void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, M
 }
 
 at::Tensor swiglu(const MlpWeights& w, const at::Tensor& x) {
-  return w.down_proj(at::silu(w.gate_proj(x)) * w.up_proj(x));
+  return w.down_proj(model::silu(w.gate_proj(x)) * w.up_proj(x));
 }
 
 }  // namespace verlpp::model

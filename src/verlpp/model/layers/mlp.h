@@ -22,6 +22,10 @@ struct MlpWeights {
 void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, MlpWeights& w,
                  int64_t hidden, int64_t intermediate, bool bias);
 
+// silu(x) = x sigmoid(x) in x's dtype: at::silu, or in batch-invariant mode
+// (model/batch_invariant.h) kernels::invariant_silu with at::silu's gradient.
+at::Tensor silu(const at::Tensor& x);
+
 // x [T, hidden] -> [T, hidden].
 at::Tensor swiglu(const MlpWeights& w, const at::Tensor& x);
 

@@ -5,6 +5,9 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/model/batch_invariant.h"
+#include "verlpp/model/layers/linear.h"
+#include "verlpp/model/layers/mlp.h"
 #include "verlpp/model/weight_table.h"
 
 namespace verlpp::model {
@@ -50,7 +53,7 @@ struct Routing {
 
 Routing route(const MoeWeights& w, const MoeConfig& c, const at::Tensor& x) {
   Routing r;
-  r.logits = at::linear(x, w.router);
+  r.logits = model::linear(x, w.router);
   const at::Tensor probs = at::softmax(r.logits, -1, at::kFloat);
   auto [top, experts] = at::topk(probs, c.num_experts_per_tok, -1);
   if (c.norm_topk_prob) top = top / top.sum(-1, /*keepdim=*/true);
@@ -62,7 +65,7 @@ Routing route(const MoeWeights& w, const MoeConfig& c, const at::Tensor& x) {
 // silu(gate) * up of a [rows, 2I] gate_up product.
 at::Tensor swiglu_of(const at::Tensor& gate_up) {
   const int64_t I = gate_up.size(-1) / 2;
-  return at::silu(gate_up.narrow(-1, 0, I)) * gate_up.narrow(-1, I, I);
+  return model::silu(gate_up.narrow(-1, 0, I)) * gate_up.narrow(-1, I, I);
 }
 
 // Expert outputs of the rows of `sorted_x`, which are grouped by expert (counts [E] rows each).
@@ -83,11 +86,23 @@ at::Tensor looped_experts(const MoeWeights& w, const at::Tensor& sorted_x,
   for (int64_t e = 0; e < host.size(0); ++e) {
     if (n[e] == 0) continue;
     const at::Tensor rows = sorted_x.narrow(0, start, n[e]);
-    const at::Tensor act = swiglu_of(at::linear(rows, w.gate_up_proj[e]));
-    outs.push_back(at::linear(act, w.down_proj[e]));
+    const at::Tensor act = swiglu_of(model::linear(rows, w.gate_up_proj[e]));
+    outs.push_back(model::linear(act, w.down_proj[e]));
     start += n[e];
   }
   return at::cat(outs, 0);
+}
+
+// sum_s weights[:, s] * slots[:, s] per token: in batch-invariant mode elementwise in fp32, slot
+// by slot in order (a batched GEMM's order may change with the token count); otherwise one batched
+// GEMM ([1, k] x [k, hidden] per token), which accumulates in fp32 and rounds once.
+at::Tensor weighted_slots(const at::Tensor& weights, const at::Tensor& slots) {
+  if (!batch_invariant()) return at::bmm(weights.unsqueeze(1), slots).squeeze(1);
+  const at::Tensor w = weights.to(at::kFloat), y = slots.to(at::kFloat);
+  at::Tensor sum = w.select(1, 0).unsqueeze(1) * y.select(1, 0);
+  for (int64_t s = 1; s < slots.size(1); ++s)
+    sum = sum + w.select(1, s).unsqueeze(1) * y.select(1, s);
+  return sum.to(slots.scalar_type());
 }
 
 }  // namespace
@@ -103,15 +118,15 @@ MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& c, const at::Tensor& 
   const at::Tensor counts =
       at::zeros({c.num_experts}, flat.options()).scatter_add_(0, flat, at::ones_like(flat));
   const at::Tensor sorted_x = x.index_select(0, order.div(k, "floor"));
-  const at::Tensor y = compat::can_grouped_mm(x) ? grouped_experts(w, sorted_x, counts)
-                                                 : looped_experts(w, sorted_x, counts);
+  const at::Tensor y = !batch_invariant() && compat::can_grouped_mm(x)
+                           ? grouped_experts(w, sorted_x, counts)
+                           : looped_experts(w, sorted_x, counts);
   // Back to (token, slot) order through the inverse permutation; then each token's k outputs
-  // weighted and summed in one batched GEMM ([1, k] x [k, hidden] per token), which accumulates
-  // in fp32 and rounds once.
+  // weighted and summed.
   const at::Tensor inverse =
       at::empty_like(order).scatter_(0, order, at::arange(order.numel(), order.options()));
   const at::Tensor slots = y.index_select(0, inverse).view({T, k, x.size(1)});
-  const at::Tensor out = at::bmm(r.weights.unsqueeze(1), slots).squeeze(1);
+  const at::Tensor out = weighted_slots(r.weights, slots);
   return {out, r.logits};
 }
 

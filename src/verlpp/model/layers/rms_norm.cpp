@@ -4,11 +4,45 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/kernels/rms_norm.h"
+#include "verlpp/model/batch_invariant.h"
 
 namespace verlpp::model {
 
+namespace {
+
+// n = x_c * rsqrt(mean(x_c^2) + eps) in the compute type (kernels::invariant_rms_normalized);
+// backward dn -> dx = r (dn - n mean(dn n)), r = rsqrt(mean(x_c^2) + eps).
+struct InvariantNormalized : torch::autograd::Function<InvariantNormalized> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
+                            double eps) {
+    const at::Tensor n = kernels::invariant_rms_normalized(x, eps);
+    ctx->save_for_backward({x, n});
+    ctx->saved_data["eps"] = eps;
+    return n;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& x = saved[0];
+    const at::Tensor& n = saved[1];
+    const at::Tensor xc = x.to(n.scalar_type());
+    const at::Tensor r =
+        at::rsqrt(xc.pow(2).mean(-1, /*keepdim=*/true) + ctx->saved_data["eps"].toDouble());
+    const at::Tensor g = grad_out[0];
+    const at::Tensor dx = r * (g - n * (g * n).mean(-1, /*keepdim=*/true));
+    return {dx.to(x.scalar_type()), at::Tensor()};
+  }
+};
+
+}  // namespace
+
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  if (batch_invariant()) {
+    return weight * InvariantNormalized::apply(x, eps).to(x.scalar_type());
+  }
   if (x.is_cuda() && x.scalar_type() != at::kFloat && compat::has_fused_rms_norm()) {
     return compat::fused_rms_norm(x, weight, eps);
   }

@@ -5,9 +5,12 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/kernels/invariant_ops.h"
+#include "verlpp/model/batch_invariant.h"
 
 namespace verlpp::model {
 
@@ -71,7 +74,10 @@ RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
           ? interleave_mrope(positions.to(at::kFloat).unsqueeze(-1) * f.view({1, 1, -1}),
                              mrope_section)
           : positions.to(at::kFloat).unsqueeze(1) * f.unsqueeze(0);
-  const at::Tensor cos = freqs.cos(), sin = freqs.sin();
+  // Batch-invariant mode: each angle's cos and sin from the C library, not from vectorised code
+  // whose scalar tail depends on where the angle sits in the tensor.
+  const auto [cos, sin] =
+      batch_invariant() ? kernels::invariant_cos_sin(freqs) : std::pair{freqs.cos(), freqs.sin()};
   return {at::cat({cos, cos}, /*dim=*/-1).to(dtype), at::cat({-sin, sin}, /*dim=*/-1).to(dtype)};
 }
 
