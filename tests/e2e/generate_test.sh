@@ -58,6 +58,28 @@ import sys
 a, b = (open(p).read().splitlines() for p in sys.argv[1:3])
 assert len(a) == len(b) == 6 and sum(x == y for x, y in zip(a, b)) >= 5, (len(a), len(b))
 PY
+# With VLLM_BATCH_INVARIANT=1 (docs/rollout.md) the logits no longer depend on the batch: every
+# row's tokens and log-probs are the same whatever --batch-size and --threads (without it the
+# log-probs differ in their last bits, which the control below requires, so the check can fail).
+printf '{"prompt_ids": [%s]}\n' "9, 8, 7" "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11" "42" "100, 200, 300" > "$work/inv_in.jsonl"
+inv() {  # inv OUTPUT --batch-size N [--threads T]
+  local out=$1
+  shift
+  "$VERLPP" generate --model "$work/ckpt" --device cpu --input "$work/inv_in.jsonl" --n 2 \
+    --response-length 24 --seed 1 --output "$out" "$@" 2>/dev/null
+}
+for bs in 8 3 1; do
+  VLLM_BATCH_INVARIANT=1 inv "$work/inv$bs.jsonl" --batch-size $bs --threads 1 ||
+    fail "VLLM_BATCH_INVARIANT=1 --batch-size $bs"
+done
+VLLM_BATCH_INVARIANT=1 inv "$work/inv_t2.jsonl" --batch-size 2 --threads 2 || fail "VLLM_BATCH_INVARIANT=1 --threads 2"
+for f in inv3 inv1 inv_t2; do
+  cmp -s "$work/inv8.jsonl" "$work/$f.jsonl" || fail "VLLM_BATCH_INVARIANT=1: $f differs from --batch-size 8"
+done
+[ "$(wc -l < "$work/inv8.jsonl")" -eq 8 ] || fail "VLLM_BATCH_INVARIANT=1: not 8 rows"
+inv "$work/usual8.jsonl" --batch-size 8 --threads 1 && inv "$work/usual1.jsonl" --batch-size 1 --threads 1 ||
+  fail "generate --input without the mode"
+cmp -s "$work/usual8.jsonl" "$work/usual1.jsonl" && fail "control: --batch-size 1 and 8 agree without the mode"
 
 # --ignore-eos: every response is --response-length tokens.
 gen --data "$data" --max-samples 2 --response-length 5 --ignore-eos > "$work/d.jsonl" 2>/dev/null ||
