@@ -95,12 +95,15 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
         if (with_entropy) ent.narrow(0, a, n).copy_(r.entropy);
         continue;
       }
+      // Batch-invariant mode: the function the rollout's sampler reports its log-probs with.
+      if (batch_invariant()) {
+        lp.narrow(0, a, n).copy_(invariant_token_logprobs(logits, chunk_targets, temperature));
+      }
       if (temperature != 1.0) logits.div_(temperature);
       const at::Tensor logp = at::log_softmax(logits, -1);
-      // Batch-invariant mode: the log-probs the rollout reports for its samples (one function).
-      lp.narrow(0, a, n).copy_(batch_invariant()
-                                   ? kernels::invariant_token_logprobs(logits, chunk_targets)
-                                   : logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
+      if (!batch_invariant()) {
+        lp.narrow(0, a, n).copy_(logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
+      }
       if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
       if (K > 0) {
         gathered.narrow(0, a, n).copy_(logp.gather(1, ids.narrow(0, a, n)));
@@ -180,6 +183,12 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
 };
 
 }  // namespace
+
+at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& tokens,
+                                    double temperature) {
+  return kernels::invariant_token_logprobs(temperature == 1.0 ? logits : logits / temperature,
+                                           tokens);
+}
 
 LogProbEntropy chunked_logprob_entropy(const at::Tensor& hidden, const at::Tensor& weight,
                                        const at::Tensor& targets, double temperature,
