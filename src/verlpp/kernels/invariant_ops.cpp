@@ -215,13 +215,14 @@ std::pair<at::Tensor, at::Tensor> invariant_cos_sin(const at::Tensor& angles) {
   return {cos, sin};
 }
 
-at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& targets) {
+at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& targets,
+                                    double temperature) {
   const char* what = "batch-invariant log-prob";
   require_cpu(logits, what, "logits");
   if (logits.dim() != 2 || logits.scalar_type() != at::kFloat) {
     throw Error(fmt::format("{}: logits must be fp32 [N, V]", what));
   }
-  const at::Tensor z = logits.contiguous();
+  const at::Tensor z = (temperature == 1.0 ? logits : logits / temperature).contiguous();
   const at::Tensor t = targets.to(at::kCPU, at::kLong).contiguous();
   const int64_t N = z.size(0), V = z.size(1);
   if (t.numel() != N) throw Error(fmt::format("{}: targets must hold {} entries", what, N));

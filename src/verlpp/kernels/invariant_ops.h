@@ -45,8 +45,11 @@ at::Tensor invariant_silu(const at::Tensor& x);
 // cos and sin of fp32 angles (any shape), fp32, elementwise with the C library's functions.
 std::pair<at::Tensor, at::Tensor> invariant_cos_sin(const at::Tensor& angles);
 
-// log_softmax(logits)[target] of each row: logits fp32 [N, V], targets int64 [N] -> fp32 [N]:
-// z_t - max - log(sum_v exp(z_v - max)), the sum in the order above.
-at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& targets);
+// log_softmax(logits / temperature)[target] of each row: logits fp32 [N, V] (not yet divided),
+// targets int64 [N] -> fp32 [N]: with z = logits / temperature, z_t - max - log(sum_v exp(z_v -
+// max)), the sum in the order above. The one function the rollout's sampler and the trainer's
+// passes both report sampled tokens' log-probs with in batch-invariant mode.
+at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& targets,
+                                    double temperature);
 
 }  // namespace verlpp::kernels

@@ -97,7 +97,8 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
       }
       // Batch-invariant mode: the function the rollout's sampler reports its log-probs with.
       if (batch_invariant()) {
-        lp.narrow(0, a, n).copy_(invariant_token_logprobs(logits, chunk_targets, temperature));
+        lp.narrow(0, a, n).copy_(
+            kernels::invariant_token_logprobs(logits, chunk_targets, temperature));
       }
       if (temperature != 1.0) logits.div_(temperature);
       const at::Tensor logp = at::log_softmax(logits, -1);
@@ -183,12 +184,6 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
 };
 
 }  // namespace
-
-at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& tokens,
-                                    double temperature) {
-  return kernels::invariant_token_logprobs(temperature == 1.0 ? logits : logits / temperature,
-                                           tokens);
-}
 
 LogProbEntropy chunked_logprob_entropy(const at::Tensor& hidden, const at::Tensor& weight,
                                        const at::Tensor& targets, double temperature,

@@ -70,13 +70,6 @@ at::Tensor chunked_kl_divergence(const at::Tensor& hidden_p, const at::Tensor& w
 at::Tensor chunked_sum_pi_squared(const at::Tensor& hidden, const at::Tensor& weight,
                                   double temperature, int64_t chunk_tokens = 1024);
 
-// Batch-invariant mode (model/batch_invariant.h): log_softmax(logits / temperature)[token] of each
-// row, the one function the rollout's sampler and the trainer's passes both call, so that they
-// agree bit for bit. logits fp32 [N, V] (not yet divided by the temperature), tokens int64 [N] ->
-// fp32 [N] (kernels::invariant_token_logprobs). Throws verlpp::Error as that function does.
-at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& tokens,
-                                    double temperature);
-
 // The same quantities from full logits [T, V] with ordinary autograd (the unchunked reference).
 LogProbEntropy logprob_entropy_from_logits(const at::Tensor& logits, const at::Tensor& targets,
                                            double temperature, bool with_entropy = true);

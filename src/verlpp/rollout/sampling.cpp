@@ -7,9 +7,9 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/splitmix64.h"
+#include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/kernels/token_sampler.h"
 #include "verlpp/model/batch_invariant.h"
-#include "verlpp/model/logprob.h"
 
 namespace verlpp::rollout {
 
@@ -112,8 +112,8 @@ SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& set
     tokens = inverse_cdf_draw(at::softmax(truncated_logits(logits, settings), -1), uniforms);
   }
   if (model::batch_invariant()) {
-    // The trainer's function for the same tokens (model/logprob.h), so that the two agree bitwise.
-    return {tokens, model::invariant_token_logprobs(logits.to(at::kFloat), tokens, temperature)};
+    // The trainer's function for the same tokens, so that the two agree bit for bit.
+    return {tokens, kernels::invariant_token_logprobs(logits.to(at::kFloat), tokens, temperature)};
   }
   const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
   return {tokens, logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};

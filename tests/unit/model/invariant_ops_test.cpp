@@ -110,14 +110,14 @@ TEST(InvariantCosSin, MatchesFloat64AndEachAngleIgnoresItsPosition) {
 TEST(InvariantTokenLogProbs, MatchesFloat64AndEachRowIgnoresItsBatch) {
   const at::Tensor z = randn({5, 1003}, 12) * 4;
   const at::Tensor t = at::tensor(std::vector<int64_t>{0, 1002, 17, 500, 3}, at::kLong);
-  const at::Tensor lp = invariant_token_logprobs(z, t);
+  const at::Tensor lp = invariant_token_logprobs(z * 0.7, t, 0.7);
   const at::Tensor want = at::log_softmax(z.to(at::kDouble), -1).gather(1, t.unsqueeze(1));
   EXPECT_LT((lp.to(at::kDouble) - want.squeeze(1)).abs().max().item<double>(), 2e-6);
-  EXPECT_TRUE(
-      invariant_token_logprobs(z.narrow(0, 2, 2), t.narrow(0, 2, 2)).equal(lp.narrow(0, 2, 2)));
-  EXPECT_THROW(invariant_token_logprobs(z, at::tensor(std::vector<int64_t>{0, 1, 2, 3, 1003})),
+  EXPECT_TRUE(invariant_token_logprobs(z.narrow(0, 2, 2) * 0.7, t.narrow(0, 2, 2), 0.7)
+                  .equal(lp.narrow(0, 2, 2)));
+  EXPECT_THROW(invariant_token_logprobs(z, at::tensor(std::vector<int64_t>{0, 1, 2, 3, 1003}), 1.0),
                Error);
-  EXPECT_THROW(invariant_token_logprobs(z.to(at::kDouble), t), Error);
+  EXPECT_THROW(invariant_token_logprobs(z.to(at::kDouble), t, 1.0), Error);
 }
 
 }  // namespace

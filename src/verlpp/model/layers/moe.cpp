@@ -51,12 +51,21 @@ struct Routing {
   at::Tensor experts;  // [T, k] int64
 };
 
+// A token's k routing weights [T, k] summed: [T, 1]. In batch-invariant mode slot by slot in order
+// (a reduction kernel's order may change with the number of tokens).
+at::Tensor slot_sum(const at::Tensor& top) {
+  if (!batch_invariant()) return top.sum(-1, /*keepdim=*/true);
+  at::Tensor sum = top.select(1, 0);
+  for (int64_t s = 1; s < top.size(1); ++s) sum = sum + top.select(1, s);
+  return sum.unsqueeze(1);
+}
+
 Routing route(const MoeWeights& w, const MoeConfig& c, const at::Tensor& x) {
   Routing r;
   r.logits = model::linear(x, w.router);
   const at::Tensor probs = at::softmax(r.logits, -1, at::kFloat);
   auto [top, experts] = at::topk(probs, c.num_experts_per_tok, -1);
-  if (c.norm_topk_prob) top = top / top.sum(-1, /*keepdim=*/true);
+  if (c.norm_topk_prob) top = top / slot_sum(top);
   r.weights = top.to(x.scalar_type());
   r.experts = experts;
   return r;
