@@ -105,14 +105,9 @@ out=$(VERL_FILE_LOGGER_PATH="$work/m.jsonl" "$VERLPP" ppo --config-name ppo_mega
       +actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_load_balancing_type=aux_loss \
       +actor_rollout_ref.actor.megatron.override_transformer_config.moe_aux_loss_coeff=100.0 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "megatron aux_loss run (exit $rc): $(tail -20 <<<"$out")"
-python3 - "$work/run.jsonl" "$work/m.jsonl" <<'PY' || fail "aux loss under megatron"
-import json, sys
-def first(path):
-    out = {}
-    for l in map(json.loads, open(path)):
-        if l["step"] == 1:
-            out.update(l["data"])
-    return out
+PYTHONPATH="$SRC/tests/e2e" python3 - "$work/run.jsonl" "$work/m.jsonl" <<'PY' || fail "aux loss under megatron"
+import sys
+from metrics import first
 fsdp, meg = first(sys.argv[1]), first(sys.argv[2])
 assert abs(fsdp["actor/moe_aux_loss"] - meg["actor/moe_aux_loss"]) < 1e-6, (fsdp, meg)
 assert meg["actor/grad_norm"] > 2 * fsdp["actor/grad_norm"], (meg["actor/grad_norm"], fsdp["actor/grad_norm"])
@@ -147,14 +142,9 @@ out=$(VLLM_BATCH_INVARIANT=1 ppo "$work/bi.jsonl" "$work/ckpt_bi" "${invariant[@
 [ "$rc" -eq 0 ] || fail "batch-invariant run (exit $rc): $(tail -5 <<<"$out")"
 out=$(ppo "$work/usual.jsonl" "$work/ckpt_usual" "${invariant[@]}"); rc=$?
 [ "$rc" -eq 0 ] || fail "the same run without the mode (exit $rc): $(tail -5 <<<"$out")"
-python3 - "$work/bi.jsonl" "$work/usual.jsonl" <<'PY' || fail "batch-invariant log-probs"
-import json, sys
-def first(path):
-    out = {}
-    for l in map(json.loads, open(path)):
-        if l["step"] == 1:
-            out.update(l["data"])
-    return out
+PYTHONPATH="$SRC/tests/e2e" python3 - "$work/bi.jsonl" "$work/usual.jsonl" <<'PY' || fail "batch-invariant log-probs"
+import sys
+from metrics import first
 bi, usual = first(sys.argv[1]), first(sys.argv[2])
 assert bi["training/rollout_probs_diff_max"] == 0.0, bi["training/rollout_probs_diff_max"]
 assert bi["actor/ppo_kl"] == 0.0 and bi["actor/pg_clipfrac"] == 0, bi["actor/ppo_kl"]
