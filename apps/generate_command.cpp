@@ -20,7 +20,6 @@
 
 #include "commands.h"
 #include "verlpp/core/atomic_file.h"
-#include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -313,9 +312,8 @@ int run_generate(const GenerateOptions& o) {
     tok.emplace(tokenizer::Tokenizer::from_directory(o.tokenizer.empty() ? o.model : o.tokenizer));
   }
   const tokenizer::Tokenizer* tokenizer = tok ? &*tok : nullptr;
-  model::set_batch_invariant(batch_invariant_requested());
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
-  model::require_batch_invariant_support(lm);
+  model::apply_batch_invariant_setting(lm);
 
   config::RolloutConfig rc;
   rc.response_length = o.response_length;

@@ -18,6 +18,7 @@
 #include "verlpp/core/host_memory.h"
 #include "verlpp/core/input_file.h"
 #include "verlpp/core/torch_compat.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/model_config.h"
 #include "verlpp/model/presets.h"
@@ -49,6 +50,7 @@ int run_score(const ScoreOptions& o) {
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? (cuda ? "bfloat16" : "float32") : o.dtype, "--dtype");
   const auto lm = model::CausalLM::from_pretrained(o.model, dtype, device);
+  model::apply_batch_invariant_setting(lm);
   const auto requests = model::read_score_requests(o.input, lm.config().vocab_size, true,
                                                    lm.config().max_position_embeddings);
   const auto results = model::score(lm, requests, o.temperature, o.max_batch_tokens);

@@ -77,6 +77,21 @@ for f in inv3 inv1 inv_t2; do
   cmp -s "$work/inv8.jsonl" "$work/$f.jsonl" || fail "VLLM_BATCH_INVARIANT=1: $f differs from --batch-size 8"
 done
 [ "$(wc -l < "$work/inv8.jsonl")" -eq 8 ] || fail "VLLM_BATCH_INVARIANT=1: not 8 rows"
+# `verlpp model score` in the mode gives the generated tokens the log-probs generate reported.
+python3 - "$work/inv_in.jsonl" "$work/inv8.jsonl" > "$work/inv_pairs.jsonl" <<'PY'
+import json, sys
+prompts = [json.loads(l)["prompt_ids"] for l in open(sys.argv[1])]
+for row in map(json.loads, open(sys.argv[2])):
+    print(json.dumps({"prompt_ids": prompts[row["index"]], "response_ids": row["response_ids"]}))
+PY
+VLLM_BATCH_INVARIANT=1 "$VERLPP" model score --model "$work/ckpt" --device cpu --input "$work/inv_pairs.jsonl" \
+  > "$work/inv_scores.jsonl" 2>/dev/null || fail "VLLM_BATCH_INVARIANT=1 model score"
+python3 - "$work/inv8.jsonl" "$work/inv_scores.jsonl" <<'PY' || fail "VLLM_BATCH_INVARIANT=1: model score differs from generate's log-probs"
+import json, sys
+gen = [json.loads(l)["response_log_probs"] for l in open(sys.argv[1])]
+scored = [json.loads(l)["logprobs"] for l in open(sys.argv[2])]
+assert len(gen) == len(scored) == 8 and gen == scored, (gen[:1], scored[:1])
+PY
 inv "$work/usual8.jsonl" --batch-size 8 --threads 1 && inv "$work/usual1.jsonl" --batch-size 1 --threads 1 ||
   fail "generate --input without the mode"
 cmp -s "$work/usual8.jsonl" "$work/usual1.jsonl" && fail "control: --batch-size 1 and 8 agree without the mode"

@@ -144,4 +144,13 @@ out=$("$VERLPP" sft "${sft[@]}" data.train_batch_size=9 trainer.resume_mode=disa
 out=$("$VERLPP" sft "${sft[@]}" model.path=other trainer.total_training_steps=6 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "is from another model: hidden_size is 32 in the checkpoint but 64" <<<"$out" ||
   fail "resuming another model's checkpoint (exit $rc): $out"
+# VLLM_BATCH_INVARIANT is read as by ppo: a bad value is refused, 1 trains in the mode and says so.
+out=$(VLLM_BATCH_INVARIANT=yes "$VERLPP" sft "${sft[@]}" trainer.default_local_dir="$work/bi_bad" \
+      trainer.total_training_steps=1 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "VLLM_BATCH_INVARIANT='yes': expected 1 (on) or 0 (off)" <<<"$out" ||
+  fail "sft with VLLM_BATCH_INVARIANT=yes (exit $rc): $(tail -3 <<<"$out")"
+out=$(VLLM_BATCH_INVARIANT=1 "$VERLPP" sft "${sft[@]}" trainer.default_local_dir="$work/bi" \
+      trainer.total_training_steps=1 2>&1); rc=$?
+[ "$rc" -eq 0 ] && grep -qF "VLLM_BATCH_INVARIANT=1: batch-invariant mode" <<<"$out" ||
+  fail "sft with VLLM_BATCH_INVARIANT=1 (exit $rc): $(tail -3 <<<"$out")"
 exit $((failures > 0))

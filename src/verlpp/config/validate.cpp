@@ -599,7 +599,7 @@ void check_trainer(const Config& c, Findings& out) {
   if (!is_device_name(device.name)) {
     add_error(out, device.source,
               fmt::format("unknown device '{}'; expected {}", device.name, kDeviceNames),
-              device.source + "=cuda");
+              device.source + (batch_invariant_value() == "1" ? "=cpu" : "=cuda"));
   }
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
@@ -612,28 +612,30 @@ void check_trainer(const Config& c, Findings& out) {
 
 // VLLM_BATCH_INVARIANT=1 (model/batch_invariant.h): what verlpp's batch-invariant mode covers.
 void check_batch_invariant(const Config& c, const Layout& layout, Findings& out) {
-  bool on = false;
-  try {
-    on = batch_invariant_requested();
-  } catch (const Error& e) {
-    add_error(out, "VLLM_BATCH_INVARIANT", e.what(), "VLLM_BATCH_INVARIANT=1");
+  const std::string value = batch_invariant_value();
+  if (!is_batch_invariant_value(value)) {
+    add_error(out, "VLLM_BATCH_INVARIANT", fmt::format("'{}': expected 1 (on) or 0 (off)", value),
+              "VLLM_BATCH_INVARIANT=0, or 1 for the batch-invariant mode");
     return;
   }
-  if (!on) return;
+  if (value != "1") return;
   const DeviceRequest device = requested_device(c.trainer.device);
   if (is_device_name(device.name) && parse_device(device.name, device.source) != DeviceKind::cpu) {
     add_error(out, device.source,
               fmt::format("VLLM_BATCH_INVARIANT=1 runs on the CPU in this build (verlpp's CUDA "
-                          "batch-invariant GEMM and attention are not built yet), not on '{}'",
+                          "batch-invariant GEMM and attention are not built yet), not on '{}' "
+                          "(trainer.device's default: on a machine without a GPU set cpu)",
                           device.name),
               device.source + "=cpu, or unset VLLM_BATCH_INVARIANT");
   }
-  if (layout.model && layout.model->linear_attention_layers > 0) {
+  if (layout.model && (layout.model->linear_attention_layers > 0 ||
+                       layout.model->architecture.rfind("Qwen3_5", 0) == 0 ||
+                       layout.model->architecture.rfind("qwen3_5", 0) == 0)) {
     add_error(out, "actor_rollout_ref.model.path",
               fmt::format("VLLM_BATCH_INVARIANT=1 covers attention, MLP and sparse MoE layers; {} "
-                          "has {} Gated DeltaNet layers ({})",
-                          layout.model->architecture, layout.model->linear_attention_layers,
-                          layout.model->source),
+                          "({}) has Qwen3.5's Gated DeltaNet, gated attention and zero-centred "
+                          "norms",
+                          layout.model->architecture, layout.model->source),
               "unset VLLM_BATCH_INVARIANT");
   }
   add_notice(out, "VLLM_BATCH_INVARIANT",

@@ -4,7 +4,9 @@
 
 #include <atomic>
 
+#include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::model {
@@ -36,6 +38,16 @@ void require_batch_invariant_support(const CausalLM& model) {
         "MoE layers on the CPU, not {} ({}); unset VLLM_BATCH_INVARIANT to run with the usual "
         "kernels",
         missing, architecture_class(c.architecture)));
+  }
+}
+
+void apply_batch_invariant_setting(const CausalLM& model) {
+  set_batch_invariant(batch_invariant_requested());
+  require_batch_invariant_support(model);
+  if (batch_invariant()) {
+    log_note(
+        "VLLM_BATCH_INVARIANT=1: batch-invariant mode (every token computed with the same bits "
+        "whatever the batch; slower)");
   }
 }
 

@@ -5,8 +5,8 @@
 // token scored in a decode step, a chunked or prefix-cached prefill, or the trainer's
 // whole-sequence pass of any micro-batch gets identical log-probs: training/rollout_probs_diff_max
 // and the first update's ppo_kl are exactly 0. Gradients come from the usual formulas (their bits
-// need not match anything). Process-wide, off by default; the trainer sets it from the
-// environment (trainer/batch_invariant_setting.h).
+// need not match anything). Process-wide, off by default; the commands set it from the environment
+// (apply_batch_invariant_setting).
 //
 // Covers models made of attention, MLP and sparse MoE layers on the CPU (Qwen2/Qwen3/Llama,
 // Qwen3-MoE); require_batch_invariant_support says what is not covered.
@@ -24,5 +24,11 @@ void set_batch_invariant(bool on);
 // Throws verlpp::Error naming VLLM_BATCH_INVARIANT when the mode is on and `model` has layers it
 // does not cover (Gated DeltaNet, a vision tower) or sits on a device other than the CPU.
 void require_batch_invariant_support(const CausalLM& model);
+
+// For the commands that run a model (ppo with its policy, sft, generate, model score): sets the
+// mode from VLLM_BATCH_INVARIANT (core/batch_invariant_env.h; throws verlpp::Error for a bad
+// value), checks that `model` is covered (require_batch_invariant_support) and, when on, says so
+// on stderr.
+void apply_batch_invariant_setting(const CausalLM& model);
 
 }  // namespace verlpp::model

@@ -33,10 +33,11 @@ data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
 
 // rollout::generate_sequences over the ranks: each rank generates a contiguous share of the
 // prompts (the batch padded with copies of its last row to a multiple of dp; every row keeps its
-// index in the whole batch as its sampling key), and every rank returns the whole generated batch
-// with the prompts' non-tensor fields. Equal to one rank generating the whole batch.
+// index in the whole batch, plus first_row, as its sampling key: a batch generated in pieces
+// samples what the whole would), and every rank returns the whole generated batch with the
+// prompts' non-tensor fields. Equal to one rank generating the whole batch.
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
                               const rollout::SamplingParams& params, std::uint64_t seed,
-                              const dist::Communicator& dp);
+                              const dist::Communicator& dp, std::int64_t first_row = 0);
 
 }  // namespace verlpp::trainer

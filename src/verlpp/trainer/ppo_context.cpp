@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "verlpp/config/layout.h"
-#include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/data/prompt_encoding.h"
@@ -110,7 +109,7 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const bool keep_tower = model::has_vision_tower(model::load_model_config(c.model.path));
   model::CausalLM policy =
       model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision || keep_tower);
-  model::require_batch_invariant_support(policy);
+  model::apply_batch_invariant_setting(policy);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
   if (c.distillation.enabled) {
@@ -167,9 +166,6 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
       tokenizer::Tokenizer::from_directory(ctx.tokenizer_dir));
   load_data(ctx);
-  // VLLM_BATCH_INVARIANT=1: the rollout and the trainer compute with batch-invariant operations
-  // (model/batch_invariant.h), before any model is loaded.
-  model::set_batch_invariant(batch_invariant_requested());
   load_models(ctx, placement.env);
   ctx.kl_ctrl = algo::make_kl_controller(kl_control_config(ctx.config));
   ctx.reward = reward::reward_settings(report.composed.root);

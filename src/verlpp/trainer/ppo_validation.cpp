@@ -34,8 +34,9 @@ at::Tensor mean_reverse_kl(PpoContext& ctx, const data::Batch& batch) {
       .contiguous();
 }
 
-// Generates and scores the validation rows `rows`; appends their samples, and with `records` their
-// generation records (trainer.validation_data_dir).
+// Generates and scores the validation rows `rows` (consecutive: their samples draw as they would in
+// the whole set); appends their samples, and with `records` their generation records
+// (trainer.validation_data_dir).
 void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::int64_t global_step,
                  std::vector<ValidationSample>& samples,
                  std::vector<nlohmann::ordered_json>* records) {
@@ -47,7 +48,7 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   const data::Batch batch = generate_on_ranks(
       ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
       ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step),
-      ctx.world);
+      ctx.world, rows.front() * ctx.config.rollout.val_kwargs.n);
   const at::Tensor reverse_kl = ctx.teachers ? mean_reverse_kl(ctx, batch) : at::Tensor();
   ctx.actor->release_weights();
   const BatchRewards rewards =

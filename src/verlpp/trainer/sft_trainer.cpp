@@ -17,6 +17,7 @@
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/engine/training_state.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/model_config.h"
 #include "verlpp/tokenizer/tokenizer.h"
@@ -235,6 +236,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   run.total_steps = config.trainer.total_training_steps.value_or(run.loader.batches_per_epoch() *
                                                                  config.trainer.total_epochs);
   run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
+  model::apply_batch_invariant_setting(run.model);
   engine::AdamWConfig optim = adamw_config(config.optim, "optim");
   optim.optimizer_offload = config.engine_sharding.optimizer_offload;
   run.state = engine::make_training_state(
