@@ -206,6 +206,29 @@ elapsed=$((SECONDS - start))
 grep -qF "verlpp launch: rank 1 (pid $victim) was killed by signal 9" "$work/killed.log" ||
   fail "the launcher did not name the killed rank: $(tail -5 "$work/killed.log")"
 
+# 2 ranks generate what 1 rank does: with VLLM_BATCH_INVARIANT=1 every logit is the same whatever
+# the rank's batch, so the step's 32-token responses and their scores are equal (the dumps). A
+# wider model than above (hidden 128): without the mode 1 of its 8 responses differed between 1
+# and 2 ranks on the machine this was written on.
+"$VERLPP" model init --arch qwen3 --hidden-size 128 --intermediate-size 256 --num-hidden-layers 2 \
+  --num-attention-heads 4 --num-key-value-heads 2 --initializer-range 0.2 --vocab-size 151936 \
+  --dtype float32 --seed 3 --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/wide" \
+  > /dev/null 2>&1 || fail "model init (wide)"
+for ranks in one two; do
+  out=$(VLLM_BATCH_INVARIANT=1 $ranks bi_$ranks trainer.total_training_steps=1 trainer.save_freq=-1 \
+        trainer.val_before_train=false trainer.test_freq=-1 data.max_response_length=32 \
+        actor_rollout_ref.model.path="$work/wide" actor_rollout_ref.actor.ppo_epochs=1 \
+        trainer.rollout_data_dir="$work/bi_dump_$ranks"); rc=$?
+  [ "$rc" -eq 0 ] || fail "VLLM_BATCH_INVARIANT=1 on $ranks rank(s) (exit $rc): $(tail -5 <<<"$out")"
+done
+cmp -s "$work/bi_dump_one/1.jsonl" "$work/bi_dump_two/1.jsonl" ||
+  fail "VLLM_BATCH_INVARIANT=1: 2 ranks generated other responses than 1 rank"
+check_metrics "$work/bi_one.jsonl" "$work/bi_two.jsonl" <<'PY' || fail "VLLM_BATCH_INVARIANT=1 rollout_probs_diff_max"
+import sys
+from compare_runs import steps_of
+for path in sys.argv[1:]:
+    assert steps_of(path)[1]["training/rollout_probs_diff_max"] == 0.0, path
+PY
+
 [ "$failures" -eq 0 ] && echo "ppo_dp_test: all passed" || echo "ppo_dp_test: $failures failure(s)"
-exit $((failures > 0))
 exit $((failures > 0))

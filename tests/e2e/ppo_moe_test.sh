@@ -107,8 +107,8 @@ out=$(VERL_FILE_LOGGER_PATH="$work/m.jsonl" "$VERLPP" ppo --config-name ppo_mega
 [ "$rc" -eq 0 ] || fail "megatron aux_loss run (exit $rc): $(tail -20 <<<"$out")"
 PYTHONPATH="$SRC/tests/e2e" python3 - "$work/run.jsonl" "$work/m.jsonl" <<'PY' || fail "aux loss under megatron"
 import sys
-from metrics import first
-fsdp, meg = first(sys.argv[1]), first(sys.argv[2])
+from compare_runs import steps_of
+fsdp, meg = steps_of(sys.argv[1])[1], steps_of(sys.argv[2])[1]
 assert abs(fsdp["actor/moe_aux_loss"] - meg["actor/moe_aux_loss"]) < 1e-6, (fsdp, meg)
 assert meg["actor/grad_norm"] > 2 * fsdp["actor/grad_norm"], (meg["actor/grad_norm"], fsdp["actor/grad_norm"])
 PY
@@ -144,8 +144,8 @@ out=$(ppo "$work/usual.jsonl" "$work/ckpt_usual" "${invariant[@]}"); rc=$?
 [ "$rc" -eq 0 ] || fail "the same run without the mode (exit $rc): $(tail -5 <<<"$out")"
 PYTHONPATH="$SRC/tests/e2e" python3 - "$work/bi.jsonl" "$work/usual.jsonl" <<'PY' || fail "batch-invariant log-probs"
 import sys
-from metrics import first
-bi, usual = first(sys.argv[1]), first(sys.argv[2])
+from compare_runs import steps_of
+bi, usual = steps_of(sys.argv[1])[1], steps_of(sys.argv[2])[1]
 assert bi["training/rollout_probs_diff_max"] == 0.0, bi["training/rollout_probs_diff_max"]
 assert bi["actor/ppo_kl"] == 0.0 and bi["actor/pg_clipfrac"] == 0, bi["actor/ppo_kl"]
 # (the probabilities of a near-uniform tiny model can agree; their log-ratio, ppo_kl, still differs)
