@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rollout_test_util.h"
+#include "verlpp/core/error.h"
 #include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/logprob.h"
 #include "verlpp/rollout/rollout.h"
@@ -144,6 +145,25 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutBatchInvariant,
                          ::testing::Combine(::testing::Values("qwen2", "qwen3_tied", "llama3",
                                                               "qwen3_moe_sparse"),
                                             ::testing::Values(at::kFloat, at::kBFloat16)));
+
+// The mode's attention needs each padded row's real tokens contiguous (verl's left-padded prompt
+// and right-padded response are); a hole is an error naming the row, not a silent mask.
+TEST(RolloutBatchInvariantErrors, PaddingBetweenRealTokensIsAnError) {
+  const model::CausalLM m = testing::load_fp32("qwen3_tied");
+  const InvariantMode on;
+  const at::Tensor ids =
+      at::tensor(std::vector<int64_t>{5, 6, 7, 8, 9, 10}, at::kLong).view({2, 3});
+  const at::Tensor mask =
+      at::tensor(std::vector<int64_t>{1, 1, 1, 1, 0, 1}, at::kLong).view({2, 3});
+  try {
+    m.forward_padded(ids, mask);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 1 has padding at position 1 between real tokens"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 // Gradients through the mode's operations (their backward recomputes the usual formulas) equal
 // the usual path's within fp32 rounding.
