@@ -39,7 +39,9 @@ struct SequenceLayout {
 // returns [tokens, heads, d]. Packed bf16/fp16 CUDA tensors use varlen flash attention when the
 // build has it; otherwise (and for the padded layout) the eager formula with the softmax in fp32,
 // as transformers' eager attention. Padded rows attend to themselves only (their output is
-// meaningless and ignored by callers).
+// meaningless and ignored by callers). In batch-invariant mode (model/batch_invariant.h) every
+// query runs kernels::invariant_attention over its own keys, the backward recomputing the eager
+// formula; there a padded row's real tokens must be contiguous (verlpp::Error otherwise).
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             const SequenceLayout& layout, double scale);
 
@@ -48,8 +50,9 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
 // `keys`, sequence s's keys being its keys_s - queries_s earlier tokens then its queries' own.
 // Query i of sequence s attends to its keys [0, keys_s - queries_s + i]. Returns [tokens, heads,
 // d]. bf16/fp16 CUDA uses varlen flash attention when the build has it, otherwise the eager
-// formula (softmax in fp32). Throws verlpp::Error when the layouts' sequence counts differ or a
-// sequence has fewer keys than queries.
+// formula (softmax in fp32); batch-invariant mode kernels::invariant_attention. Throws
+// verlpp::Error when the layouts' sequence counts differ or a sequence has fewer keys than
+// queries.
 at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& k,
                                          const at::Tensor& v, const SequenceLayout& queries,
                                          const SequenceLayout& keys, double scale);
@@ -59,8 +62,9 @@ at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& 
 // bf16/fp16 CUDA (with cu_starts_i32 set) uses verlpp's split-KV decode kernel
 // (kernels/decode_attention.h) when the build has it and takes the shape, else flash attention
 // with per-sequence key counts (no copy of the cache either way); otherwise the eager formula
-// (softmax in fp32, as transformers' eager attention) over the gathered prefix. Throws
-// verlpp::Error when view.max_length is outside [1, capacity].
+// (softmax in fp32, as transformers' eager attention) over the gathered prefix; batch-invariant
+// mode kernels::invariant_attention over it. Throws verlpp::Error when view.max_length is outside
+// [1, capacity].
 at::Tensor decode_attention(const at::Tensor& q, const KVCacheView& cache, int64_t capacity,
                             const DecodeView& view, double scale);
 

@@ -41,7 +41,9 @@ struct MoeOutput {
 
 // x [T, hidden] -> the block's output. The experts run as two grouped GEMMs over the (token,
 // slot) pairs sorted by expert where LibTorch has them for x's device (CUDA, compat::grouped_mm),
-// else one GEMM pair per expert that received tokens (CPU). Differentiable.
+// else one GEMM pair per expert that received tokens (CPU, and batch-invariant mode, where the
+// routing weights' sum and the weighted sum of a token's expert outputs also run slot by slot in
+// order: model/batch_invariant.h). Differentiable.
 MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& config, const at::Tensor& x);
 
 // Qwen3.5-MoE's shared expert (Qwen3_5MoeSparseMoeBlock, models.md §4), added to the routed

@@ -12,7 +12,8 @@
 namespace verlpp::model {
 
 // x [..., H], weight [H] of x's dtype -> [..., H]. bf16/fp16 on CUDA: ATen's fused kernel where
-// LibTorch has it (one rounding fewer; compat::fused_rms_norm); elsewhere transformers' formula.
+// LibTorch has it (one rounding fewer; compat::fused_rms_norm); elsewhere transformers' formula,
+// in batch-invariant mode (model/batch_invariant.h) with kernels::invariant_rms_normalized's rows.
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 
 // x [..., H], weight [H] (the offset w; init 0) -> [..., H] in x's dtype. On CUDA with weight of

@@ -31,7 +31,7 @@ struct RopeTables {
 // streams, frequency j takes its angle from the h stream when j % 3 == 1 and j < 3 section[1], the
 // w stream when j % 3 == 2 and j < 3 section[2], else the t stream (transformers'
 // apply_interleaved_mrope, Qwen3.5; multimodal.md §5.4). Angles computed in fp32, then cast to
-// `dtype`.
+// `dtype` (in batch-invariant mode their cos/sin from kernels::invariant_cos_sin).
 RopeTables rope_tables(const at::Tensor& inv_freq, const at::Tensor& positions,
                        at::ScalarType dtype, const std::vector<int64_t>& mrope_section = {});
 
