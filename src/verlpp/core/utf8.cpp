@@ -144,4 +144,14 @@ std::size_t length(std::string_view s) {
   return n;
 }
 
+std::string excerpt(std::string_view s, std::size_t max_chars) {
+  const std::string text = lossy(s);
+  std::size_t i = 0;
+  for (std::size_t chars = 0; i < text.size() && chars < max_chars; ++chars) {
+    i += sequence_length(text, i);
+  }
+  if (i >= text.size()) return text;
+  return text.substr(0, i) + "… (" + std::to_string(s.size()) + " bytes)";
+}
+
 }  // namespace verlpp::utf8

@@ -39,4 +39,8 @@ std::size_t complete_prefix(std::string_view bytes);
 // Number of code points in valid UTF-8 `s`.
 std::size_t length(std::string_view s);
 
+// `s` for an error message: whole when it has at most max_chars code points, else its first
+// max_chars (never a split sequence; invalid bytes as U+FFFD) and "… (N bytes)".
+std::string excerpt(std::string_view s, std::size_t max_chars = 80);
+
 }  // namespace verlpp::utf8

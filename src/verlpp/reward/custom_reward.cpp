@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/utf8.h"
 
 namespace verlpp::reward {
 namespace {
@@ -68,31 +69,32 @@ ScoreResult CustomRewardFunction::call_named(const std::string& source, const st
   const std::string who = fmt::format("custom reward '{}_named' in '{}'", name_, path_);
   if (count < 0 || count > VERLPP_REWARD_MAX_NAMED) {
     throw Error(fmt::format("{} returned {} (failure, or more than {} values) for data_source '{}'",
-                            who, count, VERLPP_REWARD_MAX_NAMED, source));
+                            who, count, VERLPP_REWARD_MAX_NAMED, utf8::excerpt(source)));
   }
   ScoreResult result;
   result.score = std::nan("");
   for (int i = 0; i < count; ++i) {
     if (names[i] == nullptr) {
-      throw Error(
-          fmt::format("{} gave value {} without a name for data_source '{}'", who, i, source));
+      throw Error(fmt::format("{} gave value {} without a name for data_source '{}'", who, i,
+                              utf8::excerpt(source)));
     }
     const auto [it, added] = result.extra.emplace(names[i], values[i]);
     if (!added) {
       throw Error(fmt::format("{} gave \"{}\" twice (values {} and {}) for data_source '{}'", who,
-                              names[i], it->second, values[i], source));
+                              utf8::excerpt(names[i]), it->second, values[i],
+                              utf8::excerpt(source)));
     }
     if (std::string_view(names[i]) == "score") result.score = values[i];
   }
   if (result.extra.count("score") == 0) {
     throw Error(fmt::format("{} gave no \"score\" among its {} values for data_source '{}'", who,
-                            count, source));
+                            count, utf8::excerpt(source)));
   }
   for (const auto& [key, value] : result.extra) {
     if (!std::isfinite(value)) {
       throw Error(
           fmt::format("{} returned {} for '{}' with data_source '{}' (values must be finite)", who,
-                      value, key, source));
+                      value, utf8::excerpt(key), utf8::excerpt(source)));
     }
   }
   return result;

@@ -22,6 +22,16 @@ TEST(Utf8, LossyReplacesMaximalInvalidSubsequences) {
   EXPECT_EQ(utf8::lossy("\xF4\x90\x80\x80"), "\uFFFD\uFFFD\uFFFD\uFFFD");  // above U+10FFFF
 }
 
+TEST(Utf8, ExcerptKeepsShortTextAndCutsLongTextAtACharacter) {
+  EXPECT_EQ(utf8::excerpt("short"), "short");
+  EXPECT_EQ(utf8::excerpt(std::string(80, 'x')), std::string(80, 'x'));
+  EXPECT_EQ(utf8::excerpt(std::string(81, 'x')), std::string(80, 'x') + "… (81 bytes)");
+  // Three 2-byte characters, two kept: no split sequence; the byte count is the original's.
+  EXPECT_EQ(utf8::excerpt("ééé", 2), "éé… (6 bytes)");
+  // An invalid byte counts as one character, shown as U+FFFD.
+  EXPECT_EQ(utf8::excerpt(std::string("a\x80") + "bc", 2), "a\uFFFD… (4 bytes)");
+}
+
 TEST(Utf8, ValidationAndStreamingBoundaries) {
   EXPECT_EQ(utf8::first_invalid("h\u00e9llo"), std::nullopt);
   EXPECT_EQ(utf8::first_invalid("ab\x80"), 2u);
