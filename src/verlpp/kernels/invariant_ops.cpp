@@ -27,27 +27,22 @@ at::ScalarType compute_type(const at::Tensor& t) {
   return t.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
 }
 
-// Eight partial sums over a[i] * b[i], combined in a fixed tree.
-template <typename T>
-T fixed_order_dot(const T* a, const T* b, int64_t n) {
+// The sum of term(i) over i < n in the fixed order of the header: eight partial sums (term i goes
+// to partial i % 8, in order of i), combined in a fixed tree.
+template <typename T, typename Term>
+T fixed_order_sum(int64_t n, Term term) {
   T p[kPartials] = {};
   int64_t i = 0;
   for (; i + kPartials <= n; i += kPartials) {
-    for (int64_t j = 0; j < kPartials; ++j) p[j] += a[i + j] * b[i + j];
+    for (int64_t j = 0; j < kPartials; ++j) p[j] += term(i + j);
   }
-  for (int64_t j = 0; i + j < n; ++j) p[j] += a[i + j] * b[i + j];
+  for (int64_t j = 0; i + j < n; ++j) p[j] += term(i + j);
   return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
 }
 
 template <typename T>
-T fixed_order_sum_exp(const T* z, int64_t n, T shift) {
-  T p[kPartials] = {};
-  int64_t i = 0;
-  for (; i + kPartials <= n; i += kPartials) {
-    for (int64_t j = 0; j < kPartials; ++j) p[j] += std::exp(z[i + j] - shift);
-  }
-  for (int64_t j = 0; i + j < n; ++j) p[j] += std::exp(z[i + j] - shift);
-  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+T fixed_order_dot(const T* a, const T* b, int64_t n) {
+  return fixed_order_sum<T>(n, [&](int64_t i) { return a[i] * b[i]; });
 }
 
 template <typename T>
@@ -240,7 +235,9 @@ at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& 
       const float* row = zp + r * V;
       float top = -INFINITY;
       for (int64_t c = 0; c < V; ++c) top = std::max(top, row[c]);
-      op[r] = row[tp[r]] - top - std::log(fixed_order_sum_exp(row, V, top));
+      op[r] =
+          row[tp[r]] - top -
+          std::log(fixed_order_sum<float>(V, [&](int64_t c) { return std::exp(row[c] - top); }));
     }
   });
   return out;

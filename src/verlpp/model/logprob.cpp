@@ -95,16 +95,16 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
         if (with_entropy) ent.narrow(0, a, n).copy_(r.entropy);
         continue;
       }
-      // Batch-invariant mode: the function the rollout's sampler reports its log-probs with.
-      if (batch_invariant()) {
-        lp.narrow(0, a, n).copy_(
-            kernels::invariant_token_logprobs(logits, chunk_targets, temperature));
-      }
+      // Batch-invariant mode: the function the rollout's sampler reports its log-probs with (it
+      // divides by the temperature itself).
+      const at::Tensor invariant_lp =
+          batch_invariant() ? kernels::invariant_token_logprobs(logits, chunk_targets, temperature)
+                            : at::Tensor();
       if (temperature != 1.0) logits.div_(temperature);
       const at::Tensor logp = at::log_softmax(logits, -1);
-      if (!batch_invariant()) {
-        lp.narrow(0, a, n).copy_(logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
-      }
+      lp.narrow(0, a, n).copy_(invariant_lp.defined()
+                                   ? invariant_lp
+                                   : logp.gather(1, chunk_targets.unsqueeze(1)).squeeze(1));
       if (with_entropy) ent.narrow(0, a, n).copy_(-(logp.exp() * logp).sum(-1));
       if (K > 0) {
         gathered.narrow(0, a, n).copy_(logp.gather(1, ids.narrow(0, a, n)));

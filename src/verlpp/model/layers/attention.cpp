@@ -149,14 +149,14 @@ KeyRanges padded_ranges(const SequenceLayout& layout) {
 }
 
 // Forward through kernels::invariant_attention; backward through the eager formula recomputed
-// with autograd (its bits need not match the forward's). key_mask: the padded layout's, or [0]
-// for a packed layout described by starts/lengths.
+// with autograd (its bits need not match the forward's). The layout is kept for the backward: a
+// padded layout's key_mask, or a packed layout's starts/lengths.
 struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q,
-                            const at::Tensor& k, const at::Tensor& v, const at::Tensor& key_mask,
-                            const SequenceLayout& layout, double scale) {
+                            const at::Tensor& k, const at::Tensor& v, const SequenceLayout& layout,
+                            double scale) {
     const KeyRanges r = layout.padded() ? padded_ranges(layout) : packed_ranges(layout, layout);
-    ctx->save_for_backward({q, k, v, key_mask});
+    ctx->save_for_backward({q, k, v, layout.key_mask});
     ctx->saved_data["starts"] = layout.starts;
     ctx->saved_data["lengths"] = layout.lengths;
     ctx->saved_data["batch"] = layout.batch;
@@ -173,7 +173,7 @@ struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
     layout.lengths = ctx->saved_data["lengths"].toIntVector();
     layout.batch = ctx->saved_data["batch"].toInt();
     layout.length = ctx->saved_data["length"].toInt();
-    if (saved[3].numel() > 0) layout.key_mask = saved[3];
+    layout.key_mask = saved[3];
     const double scale = ctx->saved_data["scale"].toDouble();
     const at::AutoGradMode grad_mode(true);
     const at::Tensor q = saved[0].detach().requires_grad_(true);
@@ -182,7 +182,7 @@ struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
     const at::Tensor out = layout.padded() ? padded_eager(q, k, v, layout, scale)
                                            : packed_eager(q, k, v, layout, layout, scale);
     const auto grads = torch::autograd::grad({out}, {q, k, v}, {grad_out[0]});
-    return {grads[0], grads[1], grads[2], at::Tensor(), at::Tensor(), at::Tensor()};
+    return {grads[0], grads[1], grads[2], at::Tensor(), at::Tensor()};
   }
 };
 
@@ -194,10 +194,7 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
     throw Error(fmt::format("attention: {} query heads are not a multiple of {} kv heads",
                             q.size(1), k.size(1)));
   }
-  if (batch_invariant()) {
-    const at::Tensor mask = layout.padded() ? layout.key_mask : at::empty({0}, at::kBool);
-    return InvariantAttention::apply(q, k, v, mask, layout, scale);
-  }
+  if (batch_invariant()) return InvariantAttention::apply(q, k, v, layout, scale);
   if (layout.padded()) return padded_eager(q, k, v, layout, scale);
   const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
   if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {

@@ -51,13 +51,13 @@ struct Routing {
   at::Tensor experts;  // [T, k] int64
 };
 
-// A token's k routing weights [T, k] summed: [T, 1]. In batch-invariant mode slot by slot in order
+// t [T, k, ...] summed over its k slots: [T, ...]. In batch-invariant mode slot by slot in order
 // (a reduction kernel's order may change with the number of tokens).
-at::Tensor slot_sum(const at::Tensor& top) {
-  if (!batch_invariant()) return top.sum(-1, /*keepdim=*/true);
-  at::Tensor sum = top.select(1, 0);
-  for (int64_t s = 1; s < top.size(1); ++s) sum = sum + top.select(1, s);
-  return sum.unsqueeze(1);
+at::Tensor slot_sum(const at::Tensor& t) {
+  if (!batch_invariant()) return t.sum(1);
+  at::Tensor sum = t.select(1, 0);
+  for (int64_t s = 1; s < t.size(1); ++s) sum = sum + t.select(1, s);
+  return sum;
 }
 
 Routing route(const MoeWeights& w, const MoeConfig& c, const at::Tensor& x) {
@@ -65,7 +65,7 @@ Routing route(const MoeWeights& w, const MoeConfig& c, const at::Tensor& x) {
   r.logits = model::linear(x, w.router);
   const at::Tensor probs = at::softmax(r.logits, -1, at::kFloat);
   auto [top, experts] = at::topk(probs, c.num_experts_per_tok, -1);
-  if (c.norm_topk_prob) top = top / slot_sum(top);
+  if (c.norm_topk_prob) top = top / slot_sum(top).unsqueeze(1);
   r.weights = top.to(x.scalar_type());
   r.experts = experts;
   return r;
@@ -102,16 +102,13 @@ at::Tensor looped_experts(const MoeWeights& w, const at::Tensor& sorted_x,
   return at::cat(outs, 0);
 }
 
-// sum_s weights[:, s] * slots[:, s] per token: in batch-invariant mode elementwise in fp32, slot
-// by slot in order (a batched GEMM's order may change with the token count); otherwise one batched
-// GEMM ([1, k] x [k, hidden] per token), which accumulates in fp32 and rounds once.
+// sum_s weights[:, s] * slots[:, s] per token: in batch-invariant mode the products in fp32, then
+// slot_sum (a batched GEMM's order may change with the token count); otherwise one batched GEMM
+// ([1, k] x [k, hidden] per token), which accumulates in fp32 and rounds once.
 at::Tensor weighted_slots(const at::Tensor& weights, const at::Tensor& slots) {
   if (!batch_invariant()) return at::bmm(weights.unsqueeze(1), slots).squeeze(1);
-  const at::Tensor w = weights.to(at::kFloat), y = slots.to(at::kFloat);
-  at::Tensor sum = w.select(1, 0).unsqueeze(1) * y.select(1, 0);
-  for (int64_t s = 1; s < slots.size(1); ++s)
-    sum = sum + w.select(1, s).unsqueeze(1) * y.select(1, s);
-  return sum.to(slots.scalar_type());
+  return slot_sum(weights.to(at::kFloat).unsqueeze(-1) * slots.to(at::kFloat))
+      .to(slots.scalar_type());
 }
 
 }  // namespace
