@@ -24,7 +24,8 @@
 // once: static batches run the rows in chunks of N, each waiting for its longest row; the engine
 // admits a waiting row whenever one finishes); --max-num-batched-tokens is
 // rollout.max_num_batched_tokens (the engine's tokens per step; chunked prefill; default 0: no
-// limit). One warm-up call on 8 prompts first. Prints a JSON
+// limit). With VLLM_BATCH_INVARIANT=1 in the environment the model runs in verlpp's batch-invariant
+// mode (model/batch_invariant.h), for its cost. One warm-up call on 8 prompts first. Prints a JSON
 // line with output tokens/s (responses only, prefill time included), the prefill time (the fastest
 // of three calls with one response token; prefill_first_seconds the first of them), the mean
 // decode step, the decode steps' memory-bandwidth use (decode_mbu,
@@ -61,6 +62,7 @@
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/presets.h"
 #include "verlpp/rollout/rollout.h"
@@ -277,6 +279,7 @@ int run(const Options& o) {
   const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
   verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(config, o.seed, 0.02, dtype);
   model.to(dtype, cuda);
+  verlpp::model::apply_batch_invariant_setting(model);
 
   verlpp::rollout::SamplingParams params;
   params.temperature = 1.0;
@@ -343,6 +346,7 @@ int run(const Options& o) {
       {"response_length", o.response_length},
       {"dtype", o.dtype},
       {"cuda_graph", o.cuda_graph && verlpp::compat::CudaGraph::available()},
+      {"batch_invariant", verlpp::model::batch_invariant()},
       {"output_tokens", tokens},
       {"seconds", seconds},
       {"tokens_per_s", static_cast<double>(tokens) / seconds},

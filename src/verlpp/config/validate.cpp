@@ -599,7 +599,7 @@ void check_trainer(const Config& c, Findings& out) {
   if (!is_device_name(device.name)) {
     add_error(out, device.source,
               fmt::format("unknown device '{}'; expected {}", device.name, kDeviceNames),
-              device.source + (batch_invariant_value() == "1" ? "=cpu" : "=cuda"));
+              device.source + "=cuda");
   }
   const RewardModelPoolConfig& rm = c.reward_model;
   if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
@@ -611,7 +611,7 @@ void check_trainer(const Config& c, Findings& out) {
 }
 
 // VLLM_BATCH_INVARIANT=1 (model/batch_invariant.h): what verlpp's batch-invariant mode covers.
-void check_batch_invariant(const Config& c, const Layout& layout, Findings& out) {
+void check_batch_invariant(const Layout& layout, Findings& out) {
   const std::string value = batch_invariant_value();
   if (!is_batch_invariant_value(value)) {
     add_error(out, "VLLM_BATCH_INVARIANT", fmt::format("'{}': expected 1 (on) or 0 (off)", value),
@@ -619,15 +619,6 @@ void check_batch_invariant(const Config& c, const Layout& layout, Findings& out)
     return;
   }
   if (value != "1") return;
-  const DeviceRequest device = requested_device(c.trainer.device);
-  if (is_device_name(device.name) && parse_device(device.name, device.source) != DeviceKind::cpu) {
-    add_error(out, device.source,
-              fmt::format("VLLM_BATCH_INVARIANT=1 runs on the CPU in this build (verlpp's CUDA "
-                          "batch-invariant GEMM and attention are not built yet), not on '{}' "
-                          "(trainer.device's default: on a machine without a GPU set cpu)",
-                          device.name),
-              device.source + "=cpu, or unset VLLM_BATCH_INVARIANT");
-  }
   if (layout.model && (layout.model->linear_attention_layers > 0 ||
                        layout.model->architecture.rfind("Qwen3_5", 0) == 0 ||
                        layout.model->architecture.rfind("qwen3_5", 0) == 0)) {
@@ -803,7 +794,7 @@ void validate_config(const Config& config, const Layout& layout, Findings& findi
   if (config.distillation.enabled) check_distillation(config, findings);
   check_engine_choice(config, findings);
   check_trainer(config, findings);
-  check_batch_invariant(config, layout, findings);
+  check_batch_invariant(layout, findings);
 }
 
 }  // namespace verlpp::config

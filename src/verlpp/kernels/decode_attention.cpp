@@ -96,7 +96,8 @@ struct KeyRows {
 };
 
 at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-               const KeyRows& rows, const at::Tensor& lengths, int64_t max_length, double scale) {
+               const KeyRows& rows, const at::Tensor& lengths, int64_t max_length, double scale,
+               int64_t fixed_keys_per_split) {
 #ifdef VERLPP_CUDA_KERNELS
   if (q.size(0) == 0) return at::empty_like(q);
   at::Tensor query = q.contiguous();
@@ -116,8 +117,14 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor&
   p.kv_heads = static_cast<int>(keys.size(1));
   p.head_dim = static_cast<int>(query.size(2));
   const int device = q.device().index();
-  p.splits = choose_splits(int64_t{p.num_seqs} * p.kv_heads, max_length, device);
-  p.keys_per_split = static_cast<int>((max_length + p.splits - 1) / p.splits);
+  if (fixed_keys_per_split > 0) {
+    p.keys_per_split = static_cast<int>(fixed_keys_per_split);
+    p.splits = static_cast<int>(
+        std::max<int64_t>(2, (max_length + fixed_keys_per_split - 1) / fixed_keys_per_split));
+  } else {
+    p.splits = choose_splits(int64_t{p.num_seqs} * p.kv_heads, max_length, device);
+    p.keys_per_split = static_cast<int>((max_length + p.splits - 1) / p.splits);
+  }
   p.scale = static_cast<float>(scale);
   p.bf16 = query.scalar_type() == at::kBFloat16;
   at::Tensor out = at::empty_like(query);
@@ -143,7 +150,8 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor&
   check_launch(launch_decode_attention(p, current_stream(q.device())), "decode attention");
   return out;
 #else
-  (void)q, (void)k_cache, (void)v_cache, (void)rows, (void)lengths, (void)max_length, (void)scale;
+  (void)q, (void)k_cache, (void)v_cache, (void)rows, (void)lengths, (void)max_length, (void)scale,
+      (void)fixed_keys_per_split;
   throw Error(
       "decode attention kernel: this build has no CUDA kernels (needs a CUDA LibTorch "
       "and nvcc)");
@@ -154,19 +162,21 @@ at::Tensor run(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor&
 
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
                             const at::Tensor& v_cache, const at::Tensor& starts,
-                            const at::Tensor& lengths, int64_t max_length, double scale) {
+                            const at::Tensor& lengths, int64_t max_length, double scale,
+                            int64_t fixed_keys_per_split) {
 #ifdef VERLPP_CUDA_KERNELS
   check_shapes(q, k_cache, v_cache, starts, lengths, max_length);
 #endif
   KeyRows rows;
   rows.starts = starts;
-  return run(q, k_cache, v_cache, rows, lengths, max_length, scale);
+  return run(q, k_cache, v_cache, rows, lengths, max_length, scale, fixed_keys_per_split);
 }
 
 at::Tensor decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache,
                                   const at::Tensor& v_cache, const at::Tensor& pages,
                                   const at::Tensor& page_offsets, int64_t page_size,
-                                  const at::Tensor& lengths, int64_t max_length, double scale) {
+                                  const at::Tensor& lengths, int64_t max_length, double scale,
+                                  int64_t fixed_keys_per_split) {
 #ifdef VERLPP_CUDA_KERNELS
   check_shapes(q, k_cache, v_cache, page_offsets, lengths, max_length);
 #endif
@@ -181,7 +191,7 @@ at::Tensor decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache
   rows.pages = pages;
   rows.page_offsets = page_offsets;
   while ((int64_t{1} << rows.page_shift) < page_size) ++rows.page_shift;
-  return run(q, k_cache, v_cache, rows, lengths, max_length, scale);
+  return run(q, k_cache, v_cache, rows, lengths, max_length, scale, fixed_keys_per_split);
 }
 
 }  // namespace verlpp::kernels

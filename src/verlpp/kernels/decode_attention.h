@@ -21,9 +21,13 @@ bool can_decode_attention(const at::Tensor& q, const at::Tensor& k_cache);
 // depends on N, kv_heads and max_length only, so a CUDA graph may capture it). Returns [N, heads,
 // d] in q's dtype; a sequence of length 0 gets zeros. Throws verlpp::Error when
 // can_decode_attention is false or the shapes disagree.
+// fixed_keys_per_split > 0 (batch-invariant mode, kernels/invariant_ops.h): the keys are cut every
+// fixed_keys_per_split keys from key 0 and the splits are always merged by the second kernel, so
+// a sequence's result depends only on its own query and keys, not on N or max_length.
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
                             const at::Tensor& v_cache, const at::Tensor& starts,
-                            const at::Tensor& lengths, int64_t max_length, double scale);
+                            const at::Tensor& lengths, int64_t max_length, double scale,
+                            int64_t fixed_keys_per_split = 0);
 
 // The same over a paged cache (block tables in CSR form): key t of sequence n is row
 // pages[page_offsets[n] + t / page_size] * page_size + t % page_size of k_cache and v_cache.
@@ -32,6 +36,7 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache,
 at::Tensor decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache,
                                   const at::Tensor& v_cache, const at::Tensor& pages,
                                   const at::Tensor& page_offsets, int64_t page_size,
-                                  const at::Tensor& lengths, int64_t max_length, double scale);
+                                  const at::Tensor& lengths, int64_t max_length, double scale,
+                                  int64_t fixed_keys_per_split = 0);
 
 }  // namespace verlpp::kernels

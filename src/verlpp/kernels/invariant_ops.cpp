@@ -9,18 +9,70 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/decode_attention.h"
+#include "verlpp/kernels/logits_logprob.h"
 
 namespace verlpp::kernels {
 
 namespace {
 
 constexpr int64_t kPartials = 8;
+constexpr int64_t kMaxKernelQueries = 65535;  // the decode kernel's grid limit per launch
 
 void require_cpu(const at::Tensor& t, const char* what, const char* name) {
   if (t.defined() && !t.device().is_cpu()) {
-    throw Error(fmt::format("{}: {} must be a CPU tensor (batch-invariant mode runs on the CPU)",
-                            what, name));
+    throw Error(fmt::format("{}: {} must be a CPU tensor", what, name));
   }
+}
+
+void require_invariant_cuda(const at::Tensor& t, const char* what, const char* name) {
+  if (!can_run_invariant_cuda(t)) {
+    throw Error(fmt::format(
+        "{}: on CUDA {} must be bf16 or fp16 and the build must have verlpp's CUDA kernels", what,
+        name));
+  }
+}
+
+// Row blocks of exactly kInvariantGemmRows rows through cuBLAS (the last one padded with zeros).
+at::Tensor chunked_gemm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                        at::ScalarType out_dtype) {
+  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
+  const at::Tensor xc = x.contiguous(), wt = weight.t();
+  at::Tensor out = at::empty({M, N}, x.options().dtype(out_dtype));
+  for (int64_t a = 0; a < M; a += kInvariantGemmRows) {
+    const int64_t n = std::min(kInvariantGemmRows, M - a);
+    at::Tensor rows = xc.narrow(0, a, n);
+    if (n < kInvariantGemmRows) {
+      rows = at::cat({rows, at::zeros({kInvariantGemmRows - n, K}, xc.options())});
+    }
+    at::Tensor y = out_dtype == at::kFloat ? compat::mm_fp32(rows, wt) : at::mm(rows, wt);
+    if (bias.defined()) y = y + bias.to(y.scalar_type());
+    out.narrow(0, a, n).copy_(y.narrow(0, 0, n));
+  }
+  return out;
+}
+
+// One query per kernel "sequence": query i reads rows [start_i, start_i + count_i) of k and v.
+// start, count: validated int64 on the host.
+at::Tensor cuda_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                          const at::Tensor& start, const at::Tensor& count, double scale) {
+  const char* what = "batch-invariant attention";
+  require_invariant_cuda(q, what, "q");
+  if (!can_decode_attention(q, k)) {
+    throw Error(fmt::format("{}: the decode kernel does not take q [{}, {}, {}] with {} kv heads",
+                            what, q.size(0), q.size(1), q.size(2), k.size(1)));
+  }
+  const int64_t max_count = count.numel() ? count.max().item<int64_t>() : 1;
+  const at::Tensor starts = start.to(q.device(), at::kInt), counts = count.to(q.device(), at::kInt);
+  at::Tensor out = at::empty_like(q);
+  for (int64_t a = 0; a < q.size(0); a += kMaxKernelQueries) {
+    const int64_t n = std::min(kMaxKernelQueries, q.size(0) - a);
+    out.narrow(0, a, n).copy_(decode_attention(q.narrow(0, a, n), k, v, starts.narrow(0, a, n),
+                                               counts.narrow(0, a, n), max_count, scale,
+                                               kInvariantKeysPerSplit));
+  }
+  return out;
 }
 
 at::ScalarType compute_type(const at::Tensor& t) {
@@ -114,16 +166,31 @@ at::Tensor as_compute(const at::Tensor& t, at::ScalarType type) { return t.to(ty
 
 }  // namespace
 
+bool can_run_invariant_cuda(const at::Tensor& x) {
+#ifdef VERLPP_CUDA_KERNELS
+  return x.is_cuda() && (x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf);
+#else
+  (void)x;
+  return false;
+#endif
+}
+
 at::Tensor invariant_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
                             at::ScalarType out_dtype) {
   const char* what = "batch-invariant linear";
-  require_cpu(x, what, "x");
-  require_cpu(weight, what, "weight");
-  require_cpu(bias, what, "bias");
   if (x.dim() != 2 || weight.dim() != 2 || x.size(1) != weight.size(1) ||
       (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0)))) {
     throw Error(fmt::format("{}: x [M, K], weight [N, K] and bias [N] expected", what));
   }
+  if (x.is_cuda()) {
+    require_invariant_cuda(x, what, "x");
+    if (weight.scalar_type() != x.scalar_type() || weight.device() != x.device()) {
+      throw Error(fmt::format("{}: weight must be x's dtype on x's device", what));
+    }
+    return chunked_gemm(x, weight, bias, out_dtype);
+  }
+  require_cpu(weight, what, "weight");
+  require_cpu(bias, what, "bias");
   const at::ScalarType type = compute_type(x);
   const at::Tensor xc = as_compute(x, type), wc = as_compute(weight, type);
   const at::Tensor bc = bias.defined() ? as_compute(bias, type) : at::Tensor();
@@ -142,9 +209,12 @@ at::Tensor invariant_attention(const at::Tensor& q, const at::Tensor& k, const a
                                double scale) {
   const char* what = "batch-invariant attention";
   for (const auto& [t, name] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}}) {
-    require_cpu(*t, what, name);
-    if (t->dim() != 3)
+    if (t->device() != q.device()) {
+      throw Error(fmt::format("{}: {} must be on q's device", what, name));
+    }
+    if (t->dim() != 3) {
       throw Error(fmt::format("{}: {} must be [rows, heads, head_dim]", what, name));
+    }
   }
   const AttentionShape s{q.size(0), q.size(1), k.size(1), q.size(2), k.size(0)};
   if (k.sizes() != v.sizes() || k.size(2) != s.dim || s.kv_heads == 0 || s.heads % s.kv_heads) {
@@ -163,6 +233,7 @@ at::Tensor invariant_attention(const at::Tensor& q, const at::Tensor& k, const a
                               a, a + n, s.keys));
     }
   }
+  if (q.is_cuda()) return cuda_attention(q, k, v, start, count, scale);
   const at::ScalarType type = compute_type(q);
   const at::Tensor qc = as_compute(q, type), kc = as_compute(k, type), vc = as_compute(v, type);
   at::Tensor out = at::empty(q.sizes(), qc.options());
@@ -173,6 +244,16 @@ at::Tensor invariant_attention(const at::Tensor& q, const at::Tensor& k, const a
                              out.data_ptr<scalar_t>(), s);
   });
   return out.to(q.scalar_type());
+}
+
+at::Tensor invariant_decode_attention_paged(const at::Tensor& q, const at::Tensor& k_cache,
+                                            const at::Tensor& v_cache, const at::Tensor& pages,
+                                            const at::Tensor& page_offsets, int64_t page_size,
+                                            const at::Tensor& lengths, int64_t max_length,
+                                            double scale) {
+  require_invariant_cuda(q, "batch-invariant decode attention", "q");
+  return decode_attention_paged(q, k_cache, v_cache, pages, page_offsets, page_size, lengths,
+                                max_length, scale, kInvariantKeysPerSplit);
 }
 
 at::Tensor invariant_rms_normalized(const at::Tensor& x, double eps) {
@@ -189,7 +270,7 @@ at::Tensor invariant_rms_normalized(const at::Tensor& x, double eps) {
 }
 
 at::Tensor invariant_silu(const at::Tensor& x) {
-  require_cpu(x, "batch-invariant silu", "x");
+  if (x.is_cuda()) return at::silu(x);
   const at::Tensor xc = as_compute(x, compute_type(x));
   at::Tensor out = at::empty_like(xc);
   AT_DISPATCH_FLOATING_TYPES(xc.scalar_type(), "invariant_silu", [&] {
@@ -200,7 +281,7 @@ at::Tensor invariant_silu(const at::Tensor& x) {
 }
 
 std::pair<at::Tensor, at::Tensor> invariant_cos_sin(const at::Tensor& angles) {
-  require_cpu(angles, "batch-invariant rope", "angles");
+  if (angles.is_cuda()) return {angles.cos(), angles.sin()};
   const at::Tensor a = angles.to(at::kFloat).contiguous();
   at::Tensor cos = at::empty_like(a), sin = at::empty_like(a);
   elementwise(a.data_ptr<float>(), cos.data_ptr<float>(), a.numel(),
@@ -213,9 +294,16 @@ std::pair<at::Tensor, at::Tensor> invariant_cos_sin(const at::Tensor& angles) {
 at::Tensor invariant_token_logprobs(const at::Tensor& logits, const at::Tensor& targets,
                                     double temperature) {
   const char* what = "batch-invariant log-prob";
-  require_cpu(logits, what, "logits");
   if (logits.dim() != 2 || logits.scalar_type() != at::kFloat) {
     throw Error(fmt::format("{}: logits must be fp32 [N, V]", what));
+  }
+  if (logits.is_cuda()) {
+    const at::Tensor z = logits.contiguous();
+    if (!can_logits_logprob(z)) {
+      throw Error(fmt::format("{}: this build has no CUDA log-prob kernel", what));
+    }
+    return logits_logprob(z, targets.to(z.device(), at::kLong).contiguous(), temperature, false)
+        .logprob;
   }
   const at::Tensor z = (temperature == 1.0 ? logits : logits / temperature).contiguous();
   const at::Tensor t = targets.to(at::kCPU, at::kLong).contiguous();

@@ -1,5 +1,6 @@
 #include "verlpp/model/batch_invariant.h"
 
+#include <ATen/ATen.h>
 #include <fmt/format.h>
 
 #include <atomic>
@@ -7,6 +8,9 @@
 #include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/kernels/decode_attention.h"
+#include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::model {
@@ -14,6 +18,23 @@ namespace verlpp::model {
 namespace {
 
 std::atomic<bool> mode{false};
+
+// What the CUDA mode (kernels/invariant_ops.h) lacks for this model, or nullptr.
+const char* cuda_gap(const CausalLM& model) {
+  const ModelConfig& c = model.config();
+  const auto options = at::TensorOptions().dtype(model.dtype()).device(model.device());
+  const at::Tensor q = at::empty({1, c.num_attention_heads, c.head_dim}, options);
+  const at::Tensor k = at::empty({1, c.num_key_value_heads, c.head_dim}, options);
+  if (!kernels::can_run_invariant_cuda(q)) {
+    return "CUDA without bf16/fp16 weights or without verlpp's CUDA kernels";
+  }
+  if (!kernels::can_decode_attention(q, k)) {
+    return "CUDA attention shapes outside the decode kernel's (head_dim 64, 128 or 256, at most 8 "
+           "query heads per kv head)";
+  }
+  if (!compat::has_fused_rms_norm()) return "CUDA with a LibTorch that has no fused RMSNorm";
+  return nullptr;
+}
 
 }  // namespace
 
@@ -29,14 +50,14 @@ void require_batch_invariant_support(const CausalLM& model) {
     missing = "Qwen3.5's Gated DeltaNet, gated attention and zero-centred norms";
   } else if (model.has_vision()) {
     missing = "a vision tower";
-  } else if (!model.device().is_cpu()) {
-    missing = "CUDA (its batch-invariant GEMM and attention kernels are not built yet)";
+  } else if (model.device().is_cuda()) {
+    missing = cuda_gap(model);
   }
   if (missing != nullptr) {
     throw Error(fmt::format(
         "VLLM_BATCH_INVARIANT=1: verlpp's batch-invariant mode covers attention, MLP and sparse "
-        "MoE layers on the CPU, not {} ({}); unset VLLM_BATCH_INVARIANT to run with the usual "
-        "kernels",
+        "MoE layers on the CPU and on CUDA in bf16/fp16, not {} ({}); unset VLLM_BATCH_INVARIANT "
+        "to run with the usual kernels",
         missing, architecture_class(c.architecture)));
   }
 }

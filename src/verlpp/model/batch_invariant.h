@@ -8,8 +8,8 @@
 // need not match anything). Process-wide, off by default; the commands set it from the environment
 // (apply_batch_invariant_setting).
 //
-// Covers models made of attention, MLP and sparse MoE layers on the CPU (Qwen2/Qwen3/Llama,
-// Qwen3-MoE); require_batch_invariant_support says what is not covered.
+// Covers models made of attention, MLP and sparse MoE layers (Qwen2/Qwen3/Llama, Qwen3-MoE) on the
+// CPU and, in bf16/fp16, on CUDA; require_batch_invariant_support says what is not covered.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -22,7 +22,8 @@ bool batch_invariant();
 void set_batch_invariant(bool on);
 
 // Throws verlpp::Error naming VLLM_BATCH_INVARIANT when the mode is on and `model` has layers it
-// does not cover (Gated DeltaNet, a vision tower) or sits on a device other than the CPU.
+// does not cover (Gated DeltaNet, a vision tower), or sits on CUDA in fp32, with attention shapes
+// verlpp's decode kernel does not take, or under a LibTorch without a fused RMSNorm.
 void require_batch_invariant_support(const CausalLM& model);
 
 // For the commands that run a model (ppo with its policy, sft, generate, model score): sets the

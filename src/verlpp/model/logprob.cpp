@@ -89,7 +89,10 @@ struct ChunkedLogProb : torch::autograd::Function<ChunkedLogProb> {
         }
         const kernels::LogitsLogProb r =
             kernels::logits_logprob(logits, chunk_targets, temperature, with_entropy);
-        lp.narrow(0, a, n).copy_(r.logprob);
+        // Batch-invariant mode: the function the rollout's sampler reports its log-probs with.
+        lp.narrow(0, a, n).copy_(batch_invariant() ? kernels::invariant_token_logprobs(
+                                                         logits, chunk_targets, temperature)
+                                                   : r.logprob);
         rows.row_max.narrow(0, a, n).copy_(r.row_max);
         rows.log_sum.narrow(0, a, n).copy_(r.log_sum);
         if (with_entropy) ent.narrow(0, a, n).copy_(r.entropy);

@@ -96,27 +96,31 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
                             const at::Tensor& uniforms) {
   check(settings);
+  const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
   const bool truncated = top_k_truncates(settings, logits.size(-1)) || settings.top_p < 1.0;
+  SampledTokens out;
   if (!settings.greedy && !truncated) {
     const at::Tensor u = uniforms.to(logits.device(), at::kDouble).contiguous();
     if (kernels::can_sample_tokens(logits, u)) {
       kernels::KernelSample drawn = kernels::sample_tokens(logits, settings.temperature, u);
-      return {drawn.tokens, drawn.logprobs};
+      out = {drawn.tokens, drawn.logprobs};
     }
   }
-  const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
-  at::Tensor tokens;
-  if (settings.greedy) {
-    tokens = logits.argmax(-1);
-  } else {
-    tokens = inverse_cdf_draw(at::softmax(truncated_logits(logits, settings), -1), uniforms);
+  if (!out.tokens.defined()) {
+    out.tokens =
+        settings.greedy
+            ? logits.argmax(-1)
+            : inverse_cdf_draw(at::softmax(truncated_logits(logits, settings), -1), uniforms);
   }
   if (model::batch_invariant()) {
     // The trainer's function for the same tokens, so that the two agree bit for bit.
-    return {tokens, kernels::invariant_token_logprobs(logits.to(at::kFloat), tokens, temperature)};
+    out.logprobs =
+        kernels::invariant_token_logprobs(logits.to(at::kFloat), out.tokens, temperature);
+  } else if (!out.logprobs.defined()) {
+    const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
+    out.logprobs = logp.gather(-1, out.tokens.unsqueeze(-1)).squeeze(-1);
   }
-  const at::Tensor logp = at::log_softmax(logits.to(at::kFloat) / temperature, -1);
-  return {tokens, logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)};
+  return out;
 }
 
 }  // namespace verlpp::rollout

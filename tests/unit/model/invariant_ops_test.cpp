@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
+#include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::kernels {
@@ -118,6 +120,76 @@ TEST(InvariantTokenLogProbs, MatchesFloat64AndEachRowIgnoresItsBatch) {
   EXPECT_THROW(invariant_token_logprobs(z, at::tensor(std::vector<int64_t>{0, 1, 2, 3, 1003}), 1.0),
                Error);
   EXPECT_THROW(invariant_token_logprobs(z.to(at::kDouble), t, 1.0), Error);
+}
+
+}  // namespace
+}  // namespace verlpp::kernels
+
+namespace verlpp::kernels {
+namespace {
+
+// CUDA (skipped without a GPU): bf16, the shapes of Qwen3-0.6B's projections and attention.
+at::Tensor cuda_randn(std::vector<int64_t> shape, uint64_t seed) {
+  return randn(std::move(shape), seed).to(at::Device(at::kCUDA, 0), at::kBFloat16);
+}
+
+TEST(InvariantOpsGpu, LinearRowsIgnoreTheirBatch) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const at::Tensor x = cuda_randn({300, 1024}, 21), w = cuda_randn({384, 1024}, 22);
+  const at::Tensor b = cuda_randn({384}, 23);
+  ASSERT_TRUE(can_run_invariant_cuda(x));
+  for (const at::ScalarType out : {at::kBFloat16, at::kFloat}) {
+    const at::Tensor bias = out == at::kFloat ? at::Tensor() : b;
+    const at::Tensor y = invariant_linear(x, w, bias, out);
+    at::Tensor want = at::matmul(x.to(at::kDouble), w.to(at::kDouble).t());
+    if (bias.defined()) want = want + bias.to(at::kDouble);
+    EXPECT_LT((y.to(at::kDouble) - want).abs().max().item<double>(),
+              want.abs().max().item<double>() / 64);
+    for (const auto& [first, rows] :
+         {std::pair{0L, 1L}, {5L, 3L}, {127L, 2L}, {200L, 100L}, {299L, 1L}}) {
+      EXPECT_TRUE(
+          invariant_linear(x.narrow(0, first, rows), w, bias, out).equal(y.narrow(0, first, rows)))
+          << "rows " << first << "+" << rows << " out " << c10::toString(out);
+    }
+  }
+}
+
+TEST(InvariantOpsGpu, AttentionMatchesFloat64AndTheDecodeKernelOverPages) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const int64_t H = 16, KV = 8, d = 128, Nk = 1200;
+  const at::Tensor q = cuda_randn({3, H, d}, 24), k = cuda_randn({Nk, KV, d}, 25);
+  const at::Tensor v = cuda_randn({Nk, KV, d}, 26);
+  const std::vector<int64_t> start = {0, 100, 400}, count = {1, 300, 700};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const at::Tensor out = invariant_attention(q, k, v, at::tensor(start, at::kLong),
+                                             at::tensor(count, at::kLong), scale);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t h = 0; h < H; h += 5) {
+      const at::Tensor want =
+          reference_row(q.cpu(), k.cpu(), v.cpu(), i, h, h / 2, start[i], count[i], scale);
+      EXPECT_LT((out[i][h].cpu().to(at::kDouble) - want).abs().max().item<double>(), 2e-2)
+          << "query " << i << " head " << h;
+    }
+  }
+  // Query 2 alone, and over a paged cache holding its 700 keys in scrambled pages of 16.
+  const at::Tensor alone =
+      invariant_attention(q.narrow(0, 2, 1), k, v, at::tensor({400L}), at::tensor({700L}), scale);
+  EXPECT_TRUE(alone.equal(out.narrow(0, 2, 1)));
+  const int64_t pages = (700 + 15) / 16;
+  const at::Tensor order = at::randperm(pages, at::kLong);
+  at::Tensor k_cache = at::zeros({pages * 16, KV, d}, k.options());
+  at::Tensor v_cache = at::zeros_like(k_cache);
+  for (int64_t p = 0; p < pages; ++p) {
+    const int64_t n = std::min<int64_t>(16, 700 - p * 16);
+    const int64_t slot = order[p].item<int64_t>();
+    k_cache.narrow(0, slot * 16, n).copy_(k.narrow(0, 400 + p * 16, n));
+    v_cache.narrow(0, slot * 16, n).copy_(v.narrow(0, 400 + p * 16, n));
+  }
+  const auto dev = q.device();
+  const at::Tensor paged = invariant_decode_attention_paged(
+      q.narrow(0, 2, 1), k_cache, v_cache, order.to(dev, at::kInt),
+      at::zeros({1}, at::kInt).to(dev), 16, at::full({1}, 700, at::kInt).to(dev), 1024, scale);
+  EXPECT_TRUE(paged.equal(out.narrow(0, 2, 1)));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rollout_test_util.h"
+#include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/logprob.h"
@@ -103,7 +104,7 @@ at::Tensor packed_logprobs(const model::CausalLM& m, const data::Batch& out, dou
     for (int64_t j = 0; j < kR; ++j)
       rows.push_back(predictor[static_cast<size_t>(b)] + std::min(j, n - 1));
   }
-  const at::Tensor h = hidden.index_select(0, at::tensor(rows, at::kLong));
+  const at::Tensor h = hidden.index_select(0, at::tensor(rows, at::kLong).to(hidden.device()));
   return model::chunked_logprob_entropy(h, m.lm_head_weight(),
                                         out.tensor("responses").reshape({B * kR}), temperature,
                                         false, 5)
@@ -114,15 +115,9 @@ double max_masked_diff(const at::Tensor& a, const at::Tensor& b, const at::Tenso
   return ((a - b).abs() * mask.to(at::kFloat)).max().item<double>();
 }
 
-class RolloutBatchInvariant
-    : public ::testing::TestWithParam<std::tuple<std::string, at::ScalarType>> {};
-
-TEST_P(RolloutBatchInvariant, RolloutLogProbsEqualTheTrainersBitForBit) {
-  const auto& [name, dtype] = GetParam();
-  const InvariantMode on;
-  const c10::AutoGradMode no_grad(false);
-  const model::CausalLM m =
-      model::CausalLM::from_pretrained(testing::model_dir(name), dtype, at::Device(at::kCPU));
+// The rollout under every set-up against the trainer's passes and against the first set-up.
+void expect_invariant(const model::CausalLM& m) {
+  model::require_batch_invariant_support(m);
   std::optional<data::Batch> first;
   for (const auto& [setup, params] : setups()) {
     SCOPED_TRACE(setup);
@@ -139,6 +134,17 @@ TEST_P(RolloutBatchInvariant, RolloutLogProbsEqualTheTrainersBitForBit) {
     EXPECT_TRUE(out.tensor("responses").equal(first->tensor("responses")));
     EXPECT_TRUE(rollout.equal(first->tensor("rollout_log_probs")));
   }
+}
+
+class RolloutBatchInvariant
+    : public ::testing::TestWithParam<std::tuple<std::string, at::ScalarType>> {};
+
+TEST_P(RolloutBatchInvariant, RolloutLogProbsEqualTheTrainersBitForBit) {
+  const auto& [name, dtype] = GetParam();
+  const InvariantMode on;
+  const c10::AutoGradMode no_grad(false);
+  expect_invariant(
+      model::CausalLM::from_pretrained(testing::model_dir(name), dtype, at::Device(at::kCPU)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutBatchInvariant,
@@ -162,6 +168,44 @@ TEST(RolloutBatchInvariantErrors, PaddingBetweenRealTokensIsAnError) {
     EXPECT_NE(std::string(e.what()).find("row 1 has padding at position 1 between real tokens"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// CUDA in bf16 (kernels/invariant_ops.h's CUDA operations; skipped without a GPU): small random
+// models of head_dim 128, which verlpp's decode kernel takes (the fixtures' 16 and 32 it does not).
+model::ModelConfig small_config(model::Architecture architecture) {
+  model::ModelConfig c;
+  c.architecture = architecture;
+  c.vocab_size = 2048;
+  c.hidden_size = 512;
+  c.intermediate_size = 1024;
+  c.num_hidden_layers = 3;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = 4;
+  c.head_dim = 128;
+  c.qk_norm = architecture != model::Architecture::qwen2;
+  c.qkv_bias = architecture == model::Architecture::qwen2;
+  c.rope_theta = 1e6;
+  c.max_position_embeddings = 4096;
+  if (architecture == model::Architecture::qwen3_moe) {
+    c.moe.num_experts = 8;
+    c.moe.num_experts_per_tok = 2;
+    c.moe.moe_intermediate_size = 256;
+    c.moe.norm_topk_prob = true;
+    c.moe.mlp_only_layers = {0};
+  }
+  return c;
+}
+
+TEST(RolloutBatchInvariantGpu, RolloutLogProbsEqualTheTrainersBitForBit) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const InvariantMode on;
+  const c10::AutoGradMode no_grad(false);
+  for (const auto arch :
+       {model::Architecture::qwen3, model::Architecture::qwen2, model::Architecture::qwen3_moe}) {
+    SCOPED_TRACE(model::architecture_class(arch));
+    expect_invariant(model::CausalLM::random_init(small_config(arch), 1, 0.05, at::kBFloat16,
+                                                  at::Device(at::kCUDA, 0)));
   }
 }
 

@@ -148,15 +148,29 @@ KeyRanges padded_ranges(const SequenceLayout& layout) {
   return r;
 }
 
-// Forward through kernels::invariant_attention; backward through the eager formula recomputed
+// causal_attention outside batch-invariant mode: flash attention for packed bf16/fp16 CUDA tensors
+// when the build has it, else the eager formula.
+at::Tensor reference_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                               const SequenceLayout& layout, double scale) {
+  if (layout.padded()) return padded_eager(q, k, v, layout, scale);
+  const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
+  if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
+    return compat::flash_attention_varlen(q, k, v, layout.cu_seqlens, layout.max_seqlen, scale);
+  }
+  return packed_eager(q, k, v, layout, layout, scale);
+}
+
+// Forward through kernels::invariant_attention; backward through reference_attention recomputed
 // with autograd (its bits need not match the forward's). The layout is kept for the backward: a
-// padded layout's key_mask, or a packed layout's starts/lengths.
+// padded layout's key_mask, or a packed layout's starts/lengths/cu_seqlens/max_seqlen.
 struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q,
                             const at::Tensor& k, const at::Tensor& v, const SequenceLayout& layout,
                             double scale) {
     const KeyRanges r = layout.padded() ? padded_ranges(layout) : packed_ranges(layout, layout);
-    ctx->save_for_backward({q, k, v, layout.key_mask});
+    ctx->save_for_backward({q, k, v, layout.padded() ? layout.key_mask : layout.cu_seqlens});
+    ctx->saved_data["padded"] = layout.padded();
+    ctx->saved_data["max_seqlen"] = layout.max_seqlen;
     ctx->saved_data["starts"] = layout.starts;
     ctx->saved_data["lengths"] = layout.lengths;
     ctx->saved_data["batch"] = layout.batch;
@@ -173,14 +187,18 @@ struct InvariantAttention : torch::autograd::Function<InvariantAttention> {
     layout.lengths = ctx->saved_data["lengths"].toIntVector();
     layout.batch = ctx->saved_data["batch"].toInt();
     layout.length = ctx->saved_data["length"].toInt();
-    layout.key_mask = saved[3];
+    if (ctx->saved_data["padded"].toBool()) {
+      layout.key_mask = saved[3];
+    } else {
+      layout.cu_seqlens = saved[3];
+    }
+    layout.max_seqlen = ctx->saved_data["max_seqlen"].toInt();
     const double scale = ctx->saved_data["scale"].toDouble();
     const at::AutoGradMode grad_mode(true);
     const at::Tensor q = saved[0].detach().requires_grad_(true);
     const at::Tensor k = saved[1].detach().requires_grad_(true);
     const at::Tensor v = saved[2].detach().requires_grad_(true);
-    const at::Tensor out = layout.padded() ? padded_eager(q, k, v, layout, scale)
-                                           : packed_eager(q, k, v, layout, layout, scale);
+    const at::Tensor out = reference_attention(q, k, v, layout, scale);
     const auto grads = torch::autograd::grad({out}, {q, k, v}, {grad_out[0]});
     return {grads[0], grads[1], grads[2], at::Tensor(), at::Tensor()};
   }
@@ -195,12 +213,7 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
                             q.size(1), k.size(1)));
   }
   if (batch_invariant()) return InvariantAttention::apply(q, k, v, layout, scale);
-  if (layout.padded()) return padded_eager(q, k, v, layout, scale);
-  const bool half = q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf;
-  if (q.is_cuda() && half && compat::has_flash_attention_varlen()) {
-    return compat::flash_attention_varlen(q, k, v, layout.cu_seqlens, layout.max_seqlen, scale);
-  }
-  return packed_eager(q, k, v, layout, layout, scale);
+  return reference_attention(q, k, v, layout, scale);
 }
 
 at::Tensor causal_attention_with_context(const at::Tensor& q, const at::Tensor& k,
@@ -269,10 +282,26 @@ at::Tensor eager_decode(const at::Tensor& q, const KVCacheView& cache, const Dec
   return at::matmul(probs, v.permute({0, 2, 1, 3})).reshape({N, H, d});  // [N, KV, G, d]
 }
 
-// Batch-invariant mode: each row's prefix gathered ([N * max_length, kv_heads, d]), row n reading
-// its first lengths[n] entries.
+// Batch-invariant mode. CUDA: verlpp's decode kernel with the mode's fixed split of the keys (the
+// kernel kernels::invariant_attention runs for prefills and the trainer), on the paged or the slot
+// cache, without host synchronisation (CUDA graphs capture it). CPU: each row's prefix gathered
+// ([N * max_length, kv_heads, d]), row n reading its first lengths[n] entries.
 at::Tensor invariant_decode(const at::Tensor& q, const KVCacheView& cache, const DecodeView& view,
                             double scale) {
+  if (q.is_cuda()) {
+    const at::Tensor lengths =
+        view.lengths_i32.defined() ? view.lengths_i32 : view.lengths.to(at::kInt);
+    if (view.page_size > 0) {
+      return kernels::invariant_decode_attention_paged(q, cache.keys, cache.values, view.pages,
+                                                       view.page_offsets, view.page_size, lengths,
+                                                       view.max_length, scale);
+    }
+    if (!view.cu_starts_i32.defined() || !kernels::can_run_invariant_cuda(q)) {
+      throw Error("batch-invariant decode attention on CUDA needs a bf16/fp16 paged or slot cache");
+    }
+    return kernels::decode_attention(q, cache.keys, cache.values, view.cu_starts_i32, lengths,
+                                     view.max_length, scale, kernels::kInvariantKeysPerSplit);
+  }
   const int64_t N = q.size(0);
   const at::Tensor k = gather_prefix(cache.keys, view).flatten(0, 1);
   const at::Tensor v = gather_prefix(cache.values, view).flatten(0, 1);

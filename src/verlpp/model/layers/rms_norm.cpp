@@ -40,7 +40,9 @@ struct InvariantNormalized : torch::autograd::Function<InvariantNormalized> {
 }  // namespace
 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  if (batch_invariant()) {
+  // Batch-invariant mode on the CPU; on CUDA the mode runs the fused kernel below (a block per
+  // row; model::require_batch_invariant_support checks that LibTorch has it).
+  if (batch_invariant() && !x.is_cuda()) {
     return weight * InvariantNormalized::apply(x, eps).to(x.scalar_type());
   }
   if (x.is_cuda() && x.scalar_type() != at::kFloat && compat::has_fused_rms_norm()) {
