@@ -127,6 +127,9 @@ expect_has "vlm" "unknown rollout name"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm reward.reward_manager.name=bogus
 expect_rc 1 "unknown reward manager"
 expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo" "unknown reward manager"
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.fsdp_config.dtype=bf32
+expect_rc 1 "unknown fsdp dtype"
+expect_has "actor_rollout_ref.actor.fsdp_config.dtype: unknown value 'bf32'; valid: bfloat16, float16" "unknown fsdp dtype"
 # A rollout shorter than the data's prompts: a notice (the run fails only on such a prompt).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=16 actor_rollout_ref.rollout.response_length=8
 expect_has "max_model_len 24 (rollout.max_model_len, by default prompt_length + response_length) is below data.max_prompt_length 512" "rollout shorter than prompts"

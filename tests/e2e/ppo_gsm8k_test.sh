@@ -43,6 +43,9 @@ out=$(ppo "$work/run.jsonl" "$work/ckpt" trainer.total_training_steps=2 trainer.
       trainer.test_freq=2 trainer.rollout_data_dir="$work/gen" trainer.validation_data_dir="$work/valgen"); rc=$?
 [ "$rc" -eq 0 ] || fail "ppo run (exit $rc): $(tail -20 <<<"$out")"
 grep -q "^step:1 - " <<<"$out" || fail "no console line for step 1"
+# verl's default fsdp_config.dtype (bfloat16) does not apply to the CPU trainer, which says so.
+grep -qF "actor_rollout_ref.actor.fsdp_config.dtype=bfloat16 applies on CUDA; the trainer on the CPU computes in float32" <<<"$out" ||
+  fail "no note on the CPU trainer's dtype"
 python3 - "$work/run.jsonl" <<'PY' || fail "metrics of the 2-step run"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]

@@ -41,6 +41,8 @@ sft=(data.train_files=rows.jsonl data.val_files=rows.jsonl data.prompt_key=promp
      "trainer.logger=['console']" trainer.default_local_dir=ckpt trainer.device=cpu)
 out=$("$VERLPP" sft "${sft[@]}" 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "sft (exit $rc): $out"
+grep -qF "engine.dtype=bfloat16 applies on CUDA; the trainer on the CPU computes in float32" <<<"$out" ||
+  fail "no note on the CPU trainer's dtype: $out"
 for step in 1 2 3; do
   grep -qE "^step:$step - .*train/grad_norm:.* - train/loss:[0-9.]+ - train/lr:" <<<"$out" ||
     fail "no metrics line for step $step: $out"

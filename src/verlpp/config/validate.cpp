@@ -41,6 +41,9 @@ void check_name(const std::string& key, const std::string& value,
 
 constexpr std::array kLossAggModes = {"token-mean", "token-sum", "seq-mean-token-sum",
                                       "seq-mean-token-mean", "seq-mean-token-sum-norm"};
+// core/dtype.h's parse_dtype names.
+constexpr std::array kDtypeNames = {"bfloat16", "float16", "float32", "bf16",
+                                    "fp16",     "half",    "fp32",    "float"};
 constexpr std::array kStrategies = {"fsdp",     "fsdp2",  "fsdp_turbo",
                                     "megatron", "veomni", "torchtitan"};
 constexpr std::array kAdvEstimators = {"gae",
@@ -230,6 +233,9 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
   if (a.engine.fsdp) {
     check_name(kActor + ".fsdp_config.strategy", a.engine.fsdp->strategy,
                std::array{"fsdp", "fsdp2", "fsdp_turbo"}, out);
+    if (!a.engine.fsdp->dtype.empty()) {
+      check_name(kActor + ".fsdp_config.dtype", a.engine.fsdp->dtype, kDtypeNames, out);
+    }
     const std::int64_t sp = actor_ulysses(layout);
     if (sp > 1 && !c.model.use_remove_padding) {
       add_error(out, "actor_rollout_ref.model.use_remove_padding",

@@ -11,6 +11,12 @@ namespace verlpp {
 // verlpp::Error "<where>: unknown dtype ..." otherwise.
 at::ScalarType parse_dtype(const std::string& name, const std::string& where);
 
+// The dtype a trainer computes in, from its dtype key (`key`, e.g.
+// actor_rollout_ref.actor.fsdp_config.dtype, whose value is `name`): parse_dtype on CUDA; float32
+// on the CPU, where verlpp trains in fp32, with a note naming the key when it asks for another
+// dtype. A name parse_dtype does not know is an error on either device.
+at::ScalarType trainer_compute_dtype(const std::string& name, const std::string& key, bool cuda);
+
 // "bfloat16", "float16", "float32" (config.json's torch_dtype). Throws verlpp::Error for any other
 // dtype.
 std::string dtype_name(at::ScalarType dtype);

@@ -137,10 +137,9 @@ std::int64_t total_training_steps(const config::Config& config, std::int64_t bat
 }
 
 at::ScalarType compute_dtype(const config::Config& config, const at::Device& device) {
-  if (!device.is_cuda()) return at::kFloat;
   const auto& fsdp = config.actor.engine.fsdp;
   const std::string name = fsdp && !fsdp->dtype.empty() ? fsdp->dtype : "bfloat16";
-  return parse_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype");
+  return trainer_compute_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype", device.is_cuda());
 }
 
 }  // namespace verlpp::trainer

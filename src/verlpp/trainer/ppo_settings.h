@@ -35,8 +35,9 @@ algo::KLControlConfig kl_control_config(const config::Config& config);
 // trainer.total_training_steps when set, else batches per epoch × total_epochs.
 std::int64_t total_training_steps(const config::Config& config, std::int64_t batches_per_epoch);
 
-// The dtype the models compute in: fp32 on the CPU; on CUDA actor.fsdp_config.dtype (verl's
-// default bfloat16; the optimizer keeps fp32 masters either way).
+// The dtype the models compute in: on CUDA actor.fsdp_config.dtype (verl's default bfloat16; the
+// optimizer keeps fp32 masters either way); fp32 on the CPU, with a note when the key asks for
+// another dtype (core/dtype.h's trainer_compute_dtype).
 at::ScalarType compute_dtype(const config::Config& config, const at::Device& device);
 
 }  // namespace verlpp::trainer

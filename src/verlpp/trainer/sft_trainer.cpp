@@ -205,7 +205,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
                                            config.trainer.nnodes, kSftCollectiveTimeout);
   const at::Device device = placement.device;
   const at::ScalarType dtype =
-      device.is_cuda() ? parse_dtype(config.engine_dtype, "engine.dtype") : at::kFloat;
+      trainer_compute_dtype(config.engine_dtype, "engine.dtype", device.is_cuda());
   const std::string model_path = config::expand_home(config.model.path);
   const std::string tokenizer_dir =
       config::expand_home(config.model.tokenizer_path.value_or(model_path));
