@@ -22,8 +22,6 @@ std::vector<std::vector<std::int64_t>> by_rows(std::int64_t rows, std::int64_t s
   return out;
 }
 
-}  // namespace
-
 std::vector<std::vector<std::int64_t>> token_budget_partitions(
     const std::vector<std::int64_t>& tokens, std::int64_t budget, const dist::Communicator& dp) {
   if (budget < 1) throw Error("max_token_len_per_gpu: expected a value >= 1");
@@ -44,19 +42,29 @@ std::vector<std::vector<std::int64_t>> token_budget_partitions(
   return data::karmarkar_karp_partitions(tokens, count, false);
 }
 
+std::vector<std::vector<std::int64_t>> fixed_rows(std::int64_t rows, const MicroBatching& how) {
+  if (how.rows && *how.rows < 1) throw Error("micro_batch_size_per_gpu: expected a value >= 1");
+  return by_rows(rows, how.rows.value_or(std::max<std::int64_t>(rows, 1)));
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> micro_batch_indices(const std::vector<std::int64_t>& tokens,
+                                                           const MicroBatching& how,
+                                                           const dist::Communicator& dp) {
+  if (how.max_tokens) return token_budget_partitions(tokens, *how.max_tokens, dp);
+  return fixed_rows(static_cast<std::int64_t>(tokens.size()), how);
+}
+
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp) {
-  const std::int64_t rows = attention_mask.size(0);
-  if (how.max_tokens) {
-    const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
-    return token_budget_partitions(
-        std::vector<std::int64_t>(lengths.data_ptr<std::int64_t>(),
-                                  lengths.data_ptr<std::int64_t>() + lengths.numel()),
-        *how.max_tokens, dp);
-  }
-  if (how.rows && *how.rows < 1) throw Error("micro_batch_size_per_gpu: expected a value >= 1");
-  return by_rows(rows, how.rows.value_or(std::max<std::int64_t>(rows, 1)));
+  if (!how.max_tokens) return fixed_rows(attention_mask.size(0), how);
+  const at::Tensor lengths = attention_mask.ne(0).sum(1).to(at::kLong).cpu().contiguous();
+  return micro_batch_indices(
+      std::vector<std::int64_t>(lengths.data_ptr<std::int64_t>(),
+                                lengths.data_ptr<std::int64_t>() + lengths.numel()),
+      how, dp);
 }
 
 at::Tensor in_batch_order(const std::vector<at::Tensor>& parts,

@@ -27,22 +27,18 @@ struct MicroBatching {
 // collectives need), whose rows are the Karmarkar-Karp partition of the token counts
 // (data::karmarkar_karp_partitions, unequal sizes: sums as equal as the heuristic finds, each
 // partition's rows ascending), in verl's partition order; a micro-batch may pass the budget, as in
-// verl. Neither set: one micro-batch. attention_mask: [B, L]. Throws verlpp::Error when a size is
-// < 1, or when a rank has fewer rows than the count.
-// verl's rearrange_micro_batches over rows of `tokens` tokens each: the indices of
-// min(rows, ceil(total / budget)) micro-batches (the largest count over the ranks in `dp`), the
-// Karmarkar-Karp partition of the token counts, each partition's indices ascending. Throws
-// verlpp::Error when budget < 1 or a rank has fewer rows than the count.
-std::vector<std::vector<std::int64_t>> token_budget_partitions(
-    const std::vector<std::int64_t>& tokens, std::int64_t budget, const dist::Communicator& dp);
+// verl. Neither set: one micro-batch. Throws verlpp::Error when a size is < 1, or when a rank has
+// fewer rows than the count.
+// Rows of tokens[r] tokens each (SFT's examples).
+std::vector<std::vector<std::int64_t>> micro_batch_indices(const std::vector<std::int64_t>& tokens,
+                                                           const MicroBatching& how,
+                                                           const dist::Communicator& dp = {});
 
+// Rows of a padded batch, a row's tokens counted as its attention_mask sum; attention_mask: [B, L].
 std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& attention_mask,
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp = {});
 
-// The micro-batches' outputs back in the batch's row order: parts[i] holds the rows pieces[i]
-// lists, in that order (as micro_batch_indices returns them), along dimension 0; the result is
-// their concatenation with row r of the batch at index r.
 at::Tensor in_batch_order(const std::vector<at::Tensor>& parts,
                           const std::vector<std::vector<std::int64_t>>& pieces);
 

@@ -59,24 +59,21 @@ data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
 }
 
 // Micro-batches of a step: fixed sequence counts, or verl's token-budget partition
-// (use_dynamic_bsz: engine::token_budget_partitions, as many micro-batches on every rank of `dp`).
+// (use_dynamic_bsz; engine::micro_batch_indices, as many micro-batches on every rank of `dp`).
 std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig& d,
                                  const dist::Communicator& dp) {
-  std::vector<Batch> out;
-  if (!d.use_dynamic_bsz) {
-    const auto size = static_cast<std::size_t>(d.micro_batch_size_per_gpu);
-    for (std::size_t start = 0; start < batch.size(); start += size) {
-      out.emplace_back(
-          batch.begin() + static_cast<std::ptrdiff_t>(start),
-          batch.begin() + static_cast<std::ptrdiff_t>(std::min(batch.size(), start + size)));
-    }
-    return out;
-  }
   std::vector<std::int64_t> tokens;
   for (const data::SftExample* example : batch) {
     tokens.push_back(static_cast<std::int64_t>(example->input_ids.size()));
   }
-  for (const auto& piece : engine::token_budget_partitions(tokens, d.max_token_len_per_gpu, dp)) {
+  engine::MicroBatching how;
+  if (d.use_dynamic_bsz) {
+    how.max_tokens = d.max_token_len_per_gpu;
+  } else {
+    how.rows = d.micro_batch_size_per_gpu;
+  }
+  std::vector<Batch> out;
+  for (const auto& piece : engine::micro_batch_indices(tokens, how, dp)) {
     Batch& micro = out.emplace_back();
     for (const std::int64_t row : piece) micro.push_back(batch[static_cast<std::size_t>(row)]);
   }
