@@ -1,20 +1,43 @@
 // `verlpp check`: resolve and validate a configuration and its parallel layout; run nothing.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "config_options.h"
 #include "verlpp/config/check.h"
+#include "verlpp/config/sft_sections.h"
 #include "verlpp/config/yaml_io.h"
 
 namespace verlpp::apps {
 
+namespace {
+
+struct Options {
+  config::ConfigRequest request;
+  bool print_config = true;
+};
+
+// An SFT config (sft_trainer): `verlpp sft`'s checks, without a layout (SFT's ranks are the run's).
+int check_sft(const Options& options) {
+  const config::SftCheckReport report = config::check_sft_config(options.request);
+  if (options.print_config) std::cout << config::to_yaml(report.composed.root);
+  std::cout << fmt::format("== sft config: {}\n", report.composed.origin)
+            << config::format_ignored(report.ignored) << config::format_findings(report.findings);
+  return std::none_of(report.findings.begin(), report.findings.end(),
+                      [](const config::Finding& f) {
+                        return f.severity == config::Finding::Severity::error;
+                      })
+             ? 0
+             : 1;
+}
+
+}  // namespace
+
 Command add_check_command(CLI::App& app) {
-  struct Options {
-    config::ConfigRequest request;
-    bool print_config = true;
-  };
   auto options = std::make_shared<Options>();
   CLI::App* check = app.add_subcommand(
       "check", "resolve and validate a config and its parallel layout; run nothing");
@@ -22,6 +45,7 @@ Command add_check_command(CLI::App& app) {
   check->add_flag("!--no-print-config", options->print_config,
                   "print only the layout and the findings");
   return {check, [options] {
+            if (config::is_sft_config(options->request)) return check_sft(*options);
             const auto report = config::check_config(options->request);
             if (options->print_config) std::cout << config::to_yaml(report.composed.root);
             std::cout << config::format_report(report);

@@ -30,18 +30,13 @@ bool report_findings(const config::Findings& findings) {
 }
 
 int run(const config::ConfigRequest& request) {
-  const config::ComposedConfig composed = config::compose_config(request);
-  config::KeyReads reads;
-  const config::SftConfig config = config::bind_sft_config(composed.root, &reads);
-  config::Findings findings = config::validate_sft_config(config);
-  std::vector<std::string> ignored;
-  config::refuse_unread_keys(composed, reads, request, findings, ignored);
-  for (const std::string& key : ignored) {
+  const config::SftCheckReport report = config::check_sft_config(request);
+  for (const std::string& key : report.ignored) {
     std::cerr << fmt::format("verlpp sft: note: {}: accepted but ignored (an engine setting)\n",
                              key);
   }
-  if (report_findings(findings)) return 1;
-  const trainer::SftRunSummary summary = trainer::run_sft(config);
+  if (report_findings(report.findings)) return 1;
+  const trainer::SftRunSummary summary = trainer::run_sft(report.config);
   std::cout << fmt::format("verlpp sft: finished at step {}", summary.last_step);
   if (summary.last_train_loss)
     std::cout << fmt::format(", train/loss {:.4f}", *summary.last_train_loss);

@@ -25,6 +25,8 @@ expect_rc 0 "seed 002"
 expect_has "layers per pipeline stage (94 layers): 5 + 14×6 + 5" "seed 002 stages"
 expect_has "tp 2 · pp 16 · cp 8 → dp 1; experts: ep 16 · etp 1 → expert-dp 1" "seed 002 layout"
 expect_has "MoE parallel folding (world % (etp·ep·pp) == 0): valid, expert-dp 1" "seed 002 folding"
+expect_has "verlpp trains this as sharded data parallelism (FSDP-style) over all ranks" "seed 002 runs sharded"
+expect_has "Megatron distributed checkpoints are not read: the weights come from the Hugging Face checkpoint" "seed 002 weights"
 expect_has "legacy rule (ep divides dense dp): INVALID: ep 16 does not divide dense dp 1" "seed 002 legacy"
 expect_has "tp 4 · dp 32 · pp 1 (ep 128) = 128 devices per replica, 256 devices → 2 replicas" "seed 002 rollout"
 expect_has "trainer.device npu" "seed 002 device"
@@ -130,6 +132,25 @@ expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dap
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.fsdp_config.dtype=bf32
 expect_rc 1 "unknown fsdp dtype"
 expect_has "actor_rollout_ref.actor.fsdp_config.dtype: unknown value 'bf32'; valid: bfloat16, float16" "unknown fsdp dtype"
+# Qwen3's enable_thinking reaches the chat template (was refused as a setting without effect).
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm +data.apply_chat_template_kwargs.enable_thinking=False
+expect_lacks "data.apply_chat_template_kwargs" "chat template kwargs"
+# A network tracker verlpp does not have: check says the run skips it.
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm "trainer.logger=[console,wandb]"
+expect_has "'wandb' is a network tracker, which verlpp skips" "wandb logger"
+# hf_model in save_contents (verlpp writes the Hugging Face weights at every checkpoint anyway).
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm "actor_rollout_ref.actor.checkpoint.save_contents=[model,optimizer,extra,hf_model]"
+expect_lacks "save_contents" "save_contents with hf_model"
+expect_lacks "load_contents" "save_contents with hf_model"
+# An SFT config gets `verlpp sft`'s checks (was: "model_engine: required key is absent").
+run "$VERLPP" check --no-print-config --config-name sft_trainer optim.optimizer=SGD
+expect_rc 1 "sft config"
+expect_has "== sft config: built-in sft_trainer" "sft config"
+expect_has "optim.optimizer: 'SGD' is not supported" "sft config"
+# Any optimizer but AdamW is refused (it trained AdamW under any name).
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.optimizer=SGD
+expect_rc 1 "optimizer SGD"
+expect_has "actor_rollout_ref.actor.optim.optimizer: 'SGD' is not supported; verlpp trains with AdamW (named 'AdamW' for the fsdp engine)" "optimizer SGD"
 # A rollout shorter than the data's prompts: a notice (the run fails only on such a prompt).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.prompt_length=16 actor_rollout_ref.rollout.response_length=8
 expect_has "max_model_len 24 (rollout.max_model_len, by default prompt_length + response_length) is below data.max_prompt_length 512" "rollout shorter than prompts"

@@ -169,6 +169,56 @@ PY
 ls "$work/seed/global_step_2/actor/huggingface/model.safetensors" > /dev/null 2>&1 ||
   fail "the seed run saved no checkpoint"
 
+# --- 2b. The seed script on the data it is written for: geo3k images, vision-language models ----
+# Student and teacher have vision towers (`verlpp model init --vision-depth 2`); the teachers
+# score the student's image patches and M-RoPE positions. A text-only teacher is refused by name.
+out=$("$VERLPP" data geo3k --standin --train-rows 4 --test-rows 2 --output "$work/geo" 2>&1) ||
+  fail "data geo3k --standin: $out"
+vl_shape=(--hidden-size 16 --intermediate-size 32 --num-hidden-layers 3 --num-attention-heads 2
+          --num-key-value-heads 1 --head-dim 24 --vocab-size 151936 --linear-num-key-heads 1
+          --linear-num-value-heads 2 --linear-key-head-dim 6 --linear-value-head-dim 10
+          --layer-types linear_attention full_attention linear_attention --tie-word-embeddings false
+          --dtype float32 --vision-depth 2 --tokenizer tests/fixtures/tokenizers/qwen3)
+out=$("$VERLPP" model init --arch qwen3_5 "${vl_shape[@]}" --seed 3 --output "$work/vl_student" 2>&1) ||
+  fail "model init qwen3_5 --vision-depth: $out"
+out=$("$VERLPP" model init --arch qwen3_5_moe "${vl_shape[@]}" --seed 4 --num-experts 4 \
+      --num-experts-per-tok 2 --moe-intermediate-size 8 --shared-expert-intermediate-size 12 \
+      --output "$work/vl_teacher" 2>&1) || fail "model init qwen3_5_moe --vision-depth: $out"
+for m in vl_student vl_teacher; do  # the Qwen3 tokenizer's own template renders no image items
+  python3 - "$work/$m/tokenizer_config.json" tests/fixtures/tokenizers/templates/qwen3_5-vl-test.jinja <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["chat_template"] = open(sys.argv[2]).read()
+json.dump(config, open(sys.argv[1], "w"))
+PY
+done
+geo() {  # geo TEACHER overrides...
+  local teacher=$1
+  shift
+  VERLPP_COMMAND="$VERLPP ppo" STUDENT_MODEL="$work/vl_student" TEACHER_MODEL="$teacher" \
+    TRAIN_FILE="$work/geo/train.jsonl" VAL_FILE="$work/geo/test.jsonl" NGPUS_PER_NODE=1 \
+    TEACHER_WORLD_SIZE=1 bash examples/run_qwen3_5_2b_distill_fsdp.sh "${shrink[@]}" \
+    data.max_prompt_length=400 actor_rollout_ref.rollout.max_model_len=409 \
+    $T.inference.max_model_len=409 data.train_max_samples=4 trainer.total_training_steps=1 \
+    trainer.save_freq=-1 trainer.test_freq=-1 trainer.val_before_train=false "$@" 2>&1
+}
+out=$(VERL_FILE_LOGGER_PATH="$work/geo.jsonl" geo "$work/vl_teacher" trainer.default_local_dir="$work/cgeo")
+rc=$?
+[ "$rc" -eq 0 ] || fail "seed script on geo3k images (exit $rc): $(tail -5 <<<"$out")"
+PYTHONPATH="$SRC/tests/e2e" python3 - "$work/geo.jsonl" <<'PY' || fail "geo3k distillation metrics"
+import math, sys
+from compare_runs import steps_of
+steps = steps_of(sys.argv[1])
+assert sorted(steps) == [1], sorted(steps)
+m = steps[1]
+for key in ["actor/distillation/loss", "timing_s/teacher"]:
+    assert key in m and math.isfinite(m[key]), (key, sorted(m))
+assert m["actor/distillation/abs_loss"] > 0, m
+PY
+out=$(geo "$work/teacher" trainer.default_local_dir="$work/cgeo_text" "trainer.logger=[console]"); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "$T.model_path: the data has images (data.image_key) but $work/teacher has no vision_config" <<<"$out" ||
+  fail "a text-only teacher on image data (exit $rc): $(tail -4 <<<"$out")"
+
 # --- 3. Bad input ------------------------------------------------------------------------------
 out=$("$VERLPP" model init --arch qwen3 --hidden-size 16 --intermediate-size 32 --num-hidden-layers 1 \
       --num-attention-heads 2 --num-key-value-heads 1 --vocab-size 1000 --dtype float32 \

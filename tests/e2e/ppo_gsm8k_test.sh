@@ -114,6 +114,12 @@ for line in open(sys.argv[1]):
         epochs[record["step"]] = record["data"]["training/epoch"]
 assert epochs == {1: 0, 2: 0, 3: 1}, epochs
 PY
+# trainer.total_epochs ends the run before trainer.total_training_steps, as verl's loop does.
+out=$(ppo "$work/one_epoch.jsonl" "$work/cone" trainer.total_training_steps=3 data.train_max_samples=4 \
+      trainer.total_epochs=1 trainer.save_freq=-1 trainer.test_freq=-1 trainer.val_before_train=false) ||
+  fail "one-epoch run: $(tail -5 <<<"$out")"
+[ "$(grep -c '"training/epoch"' "$work/one_epoch.jsonl")" = 2 ] ||
+  fail "one epoch of 4 rows in batches of 2 is not 2 steps: $(cat "$work/one_epoch.jsonl")"
 
 # 2. Resume equality: 4 steps straight == 2 steps, then resume_mode=auto for steps 3 and 4.
 run4=(trainer.save_freq=2 trainer.test_freq=2 trainer.val_before_train=false)
@@ -273,11 +279,13 @@ gdpo = step1(sys.argv[3])
 assert abs(gdpo["critic/advantages/mean"]) < 1e-4 or gdpo["critic/advantages/max"] == 0, gdpo
 PY
 
-# 5. SIGTERM during training: the step finishes, a checkpoint is saved, exit 0.
+# 5. SIGTERM during training, delivered twice at once (as GNU timeout and a process group with
+# `verlpp launch` deliver one signal): the step finishes, a checkpoint is saved, exit 0.
 VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csig" \
   trainer.total_training_steps=200 trainer.save_freq=-1 trainer.val_before_train=false > "$work/sig.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do grep -q "^step:1 - " "$work/sig.log" && break; sleep 0.1; done
+kill -TERM "$pid"
 kill -TERM "$pid"
 wait "$pid"; rc=$?
 stopped=$(sed -n 's/.*stopped by a signal after step \([0-9]*\).*/\1/p' "$work/sig.log")

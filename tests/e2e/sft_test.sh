@@ -74,6 +74,17 @@ for x, y in zip(a, b):
     assert abs(x - y) <= 1e-5 * max(1.0, abs(x)), (a, b)
 PY
 
+# trainer.total_epochs ends the run before trainer.total_training_steps (verl's loop runs over the
+# epochs): 8 rows in batches of 4 for one epoch are 2 steps, the second one the last (validation,
+# final model).
+out=$("$VERLPP" sft "${sft[@]}" trainer.total_epochs=1 trainer.total_training_steps=5 \
+      trainer.save_freq=-1 trainer.default_local_dir=ckpt_epochs 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "sft with one epoch (exit $rc): $out"
+[ "$(grep -cE '^step:[0-9]+ - ' <<<"$out")" = 2 ] || fail "one epoch is not 2 steps: $out"
+grep -qE "^step:2 - .*val/loss:" <<<"$out" || fail "no validation at the epochs' last step: $out"
+[ -f ckpt_epochs/global_step_2/actor/huggingface/model.safetensors ] ||
+  fail "no final model at the epochs' last step"
+
 # Resume (auto): nothing left to do at step 3 of 3; 5 steps continue at 4.
 out=$("$VERLPP" sft "${sft[@]}" trainer.total_training_steps=5 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "resumed sft (exit $rc): $out"

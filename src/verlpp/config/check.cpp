@@ -14,10 +14,17 @@
 namespace verlpp::config {
 namespace {
 
+// verl's model-parallel layouts are checked as verl would, but verlpp runs every engine as sharded
+// data parallelism over all ranks.
+constexpr const char* kShardedNote =
+    "    verlpp trains this as sharded data parallelism (FSDP-style) over all ranks: no tensor, "
+    "pipeline, context, expert or sequence parallelism yet; the layout above is verl's, checked\n";
+
 std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
   std::string out = fmt::format(
       "  {} (megatron): tp {} · pp {} · cp {} → dp {}; experts: ep {} · etp {} → expert-dp {}\n",
       role, m.tp, m.pp, m.cp, m.dp, m.ep, m.etp, m.expert_dp);
+  if (m.tp * m.pp * m.cp * m.ep * m.etp > 1) out += kShardedNote;
   if (m.vpp > 1) out += fmt::format("    virtual pipeline stages: {}\n", m.vpp);
   if (!m.layers_per_stage.empty()) {
     std::int64_t total = 0;
@@ -147,6 +154,7 @@ std::string format_report(const CheckReport& r) {
       out += fmt::format("    fsdp_turbo: fully_shard {} · ep {} · ulysses {}\n",
                          f.turbo_fully_shard, f.turbo_ep, f.turbo_ulysses);
     }
+    if (f.ulysses_sp > 1 || f.turbo_ep > 1 || f.turbo_ulysses > 1) out += kShardedNote;
   }
   if (l.actor_megatron) out += megatron_lines("actor", *l.actor_megatron);
   if (l.ref_megatron) out += megatron_lines("ref", *l.ref_megatron);
@@ -155,15 +163,23 @@ std::string format_report(const CheckReport& r) {
                      need_critic(r.config) ? "yes" : "no");
   out += inference_line(fmt::format("rollout ({})", r.config.rollout.name), l.rollout);
   for (const auto& teacher : l.teachers) out += inference_line("teacher " + teacher.name, teacher);
-  if (!r.ignored.empty()) {
-    out +=
-        "== accepted but ignored by verlpp (Python-only machinery, inference-server and engine "
-        "implementation settings):\n";
-    for (const auto& key : r.ignored) out += "  " + key + "\n";
-  }
+  return out + format_ignored(r.ignored) + format_findings(r.findings);
+}
+
+std::string format_ignored(const std::vector<std::string>& ignored) {
+  if (ignored.empty()) return "";
+  std::string out =
+      "== accepted but ignored by verlpp (Python-only machinery, inference-server and engine "
+      "implementation settings):\n";
+  for (const auto& key : ignored) out += "  " + key + "\n";
+  return out;
+}
+
+std::string format_findings(const Findings& findings) {
+  std::string out;
   std::size_t errors = 0;
   std::string problems, notices;
-  for (const auto& f : r.findings) {
+  for (const auto& f : findings) {
     if (f.severity == Finding::Severity::notice) {
       notices += fmt::format("  note: {}: {}{}\n", f.key, f.message,
                              f.fix.empty() ? "" : " (" + f.fix + ")");

@@ -35,5 +35,9 @@ CheckReport check_config(const ConfigRequest& request);
 
 // The layout, notices, ignored keys and violations as text (the config itself is printed apart).
 std::string format_report(const CheckReport& report);
+// The "accepted but ignored" list (empty text for none), and the notices and violations ending in
+// "== result: valid" or "== result: N problems".
+std::string format_ignored(const std::vector<std::string>& ignored);
+std::string format_findings(const Findings& findings);
 
 }  // namespace verlpp::config

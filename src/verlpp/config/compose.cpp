@@ -6,6 +6,7 @@
 
 #include "verlpp/config/embedded_configs.h"
 #include "verlpp/config/interpolate.h"
+#include "verlpp/config/legacy_reward.h"
 #include "verlpp/config/override.h"
 #include "verlpp/config/yaml_io.h"
 #include "verlpp/core/error.h"
@@ -125,7 +126,10 @@ ComposedConfig compose_config(const ConfigRequest& request) {
     if (apply_override(out.root, item) == Applied::deferred) deferred.push_back(std::move(item));
   }
   resolve_interpolations(out.root);
-  if (deferred.empty()) return out;
+  if (deferred.empty()) {
+    migrate_legacy_reward(out.root, out.user_keys);
+    return out;
+  }
   // Under an interpolated map the key came from the referenced map, not from this config: Hydra's
   // "+" (add) behaves as "++" there, so verl scripts that add the same key to actor and ref work.
   for (auto& item : deferred) {
@@ -133,6 +137,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
     apply_override(out.root, item);
   }
   resolve_interpolations(out.root);
+  migrate_legacy_reward(out.root, out.user_keys);
   return out;
 }
 

@@ -27,6 +27,7 @@ struct ComposedConfig {
 // "__delete__" removes the key from `base`.
 void merge_into(Node& base, const Node& overlay);
 
+// The legacy reward blocks' values move to reward.* as verl moves them (legacy_reward.h).
 // Throws verlpp::Error for: a config name found neither in --config-path nor built in, unreadable
 // or malformed YAML, an unsupported `defaults:` entry, a malformed or inapplicable override, and
 // the interpolation errors of resolve_interpolations.

@@ -1,5 +1,6 @@
 #include "verlpp/config/sections.h"
 
+#include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
 #include "verlpp/config/yaml_io.h"
 #include "verlpp/core/error.h"
@@ -70,6 +71,9 @@ DataConfig bind_data(const Section& s) {
   d.filter_overlong_prompts = s.boolean("filter_overlong_prompts");
   d.return_raw_chat = s.boolean("return_raw_chat");
   if (s.has("image_key")) d.image_key = s.opt_string("image_key").value_or("");
+  if (s.has("apply_chat_template_kwargs")) {
+    d.apply_chat_template_kwargs = node_to_json(s.child("apply_chat_template_kwargs").node());
+  }
   return d;
 }
 
@@ -83,6 +87,8 @@ MegatronConfig bind_megatron(const Section& s) {
   m.virtual_pipeline_model_parallel_size = s.opt_integer("virtual_pipeline_model_parallel_size");
   m.sequence_parallel = s.boolean("sequence_parallel");
   m.dtype = s.string("dtype");
+  if (s.has("use_dist_checkpointing"))
+    m.use_dist_checkpointing = s.boolean("use_dist_checkpointing");
   if (s.has("dynamic_context_parallel"))
     m.dynamic_context_parallel = s.boolean("dynamic_context_parallel");
   if (s.has("max_seqlen_per_dp_cp_rank"))
@@ -144,9 +150,19 @@ SamplingConfig bind_sampling(const Section& s) {
   return v;
 }
 
+CheckpointContents bind_checkpoint_contents(const Section& s) {
+  CheckpointContents c;
+  if (!s.has("checkpoint")) return c;
+  const Section checkpoint = s.child("checkpoint");
+  if (checkpoint.has("save_contents")) c.save_contents = checkpoint.strings("save_contents");
+  if (checkpoint.has("load_contents")) c.load_contents = checkpoint.strings("load_contents");
+  return c;
+}
+
 ActorConfig bind_actor(const Section& s) {
   ActorConfig a;
   a.strategy = s.string("strategy");
+  a.checkpoint = bind_checkpoint_contents(s);
   a.rollout_n = s.integer("rollout_n");
   a.ppo_mini_batch_size = s.integer("ppo_mini_batch_size");
   a.ppo_micro_batch_size = s.opt_integer("ppo_micro_batch_size");
@@ -242,6 +258,7 @@ RolloutConfig bind_rollout(const Section& s) {
 CriticConfig bind_critic(const Section& s) {
   CriticConfig c;
   c.enable = s.opt_boolean("enable");
+  c.checkpoint = bind_checkpoint_contents(s);
   c.strategy = s.string("strategy");
   c.ppo_mini_batch_size = s.integer("ppo_mini_batch_size");
   c.ppo_micro_batch_size = s.opt_integer("ppo_micro_batch_size");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct DataConfig {
   std::int64_t train_max_samples = -1, val_max_samples = -1;
   bool shuffle = true, filter_overlong_prompts = false, return_raw_chat = true;
   std::string image_key;  // the column of a row's images (data/row_images.h); empty when null
+  // Extra variables of the chat template (e.g. Qwen3's enable_thinking); a map.
+  nlohmann::ordered_json apply_chat_template_kwargs = nlohmann::ordered_json::object();
 };
 
 struct LoraConfig {
@@ -69,6 +72,9 @@ struct MegatronConfig {
   // the model's router_aux_loss_coef). verlpp accepts none and aux_loss.
   std::string moe_router_load_balancing_type = "none";
   std::optional<double> moe_aux_loss_coeff;
+  // verl loads the weights from dist_checkpointing_path's Megatron checkpoint; verlpp reads the
+  // Hugging Face weights of model.path (a notice says so).
+  bool use_dist_checkpointing = false;
 };
 
 // How an FSDP engine shards (verl's FSDPEngineConfig; engine/fsdp): fsdp_size ranks share one
@@ -103,8 +109,15 @@ struct PolicyLossConfig {
   std::optional<double> dro_beta;
 };
 
+// A worker's checkpoint.save_contents / load_contents (verl's items: model, optimizer, extra,
+// hf_model); empty when the section lacks them.
+struct CheckpointContents {
+  std::vector<std::string> save_contents, load_contents;
+};
+
 struct ActorConfig {
   std::string strategy;
+  CheckpointContents checkpoint;
   std::int64_t rollout_n = 1, ppo_mini_batch_size = 0, ppo_max_token_len_per_gpu = 0,
                ppo_epochs = 1;
   std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;
@@ -178,6 +191,7 @@ struct RolloutConfig {
 
 struct CriticConfig {
   std::optional<bool> enable;  // null: on iff adv_estimator == gae
+  CheckpointContents checkpoint;
   std::string strategy;
   std::int64_t ppo_mini_batch_size = 0;
   std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;

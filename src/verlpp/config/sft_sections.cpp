@@ -4,36 +4,13 @@
 
 #include <cmath>
 
+#include "verlpp/config/check.h"
+#include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
 #include "verlpp/config/validate.h"
 
 namespace verlpp::config {
 namespace {
-
-nlohmann::ordered_json to_json(const Node& node) {
-  switch (node.kind()) {
-    case Node::Kind::boolean:
-      return node.as_bool();
-    case Node::Kind::integer:
-      return node.as_int();
-    case Node::Kind::real:
-      return node.as_real();
-    case Node::Kind::string:
-      return node.as_string();
-    case Node::Kind::list: {
-      auto out = nlohmann::ordered_json::array();
-      for (const auto& item : node.items()) out.push_back(to_json(item));
-      return out;
-    }
-    case Node::Kind::map: {
-      auto out = nlohmann::ordered_json::object();
-      for (const auto& [key, value] : node.entries()) out[key] = to_json(value);
-      return out;
-    }
-    default:
-      return nullptr;
-  }
-}
 
 SftDataConfig bind_sft_data(const Section& s) {
   SftDataConfig d;
@@ -52,7 +29,7 @@ SftDataConfig bind_sft_data(const Section& s) {
   d.truncation = s.string("truncation");
   d.pad_mode = s.string("pad_mode");
   d.ignore_input_ids_mismatch = s.boolean("ignore_input_ids_mismatch");
-  d.apply_chat_template_kwargs = to_json(s.child("apply_chat_template_kwargs").node());
+  d.apply_chat_template_kwargs = node_to_json(s.child("apply_chat_template_kwargs").node());
   return d;
 }
 
@@ -119,12 +96,7 @@ void validate_data(const SftDataConfig& d, Findings& out) {
 }
 
 void validate_optim(const OptimConfig& o, Findings& out) {
-  if (o.optimizer != "AdamW") {
-    add_error(out, "optim.optimizer",
-              fmt::format("'{}' is not supported; verlpp trains with AdamW", o.optimizer),
-              "optim.optimizer=AdamW");
-  }
-  check_optim_numbers("optim", o, out);
+  check_optim("optim", o, "fsdp", out);
   if (o.betas.empty()) {
     add_error(out, "optim.betas", "expected two numbers in [0, 1), got []",
               "optim.betas=[0.9,0.999]");
@@ -190,6 +162,20 @@ Findings validate_sft_config(const SftConfig& config) {
         "engine.dtype=bfloat16");
   }
   return out;
+}
+
+SftCheckReport check_sft_config(const ConfigRequest& request) {
+  SftCheckReport report;
+  report.composed = compose_config(request);
+  KeyReads reads;
+  report.config = bind_sft_config(report.composed.root, &reads);
+  report.findings = validate_sft_config(report.config);
+  refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);
+  return report;
+}
+
+bool is_sft_config(const ConfigRequest& request) {
+  return find_path(compose_config(request).root, "actor_rollout_ref") == nullptr;
 }
 
 }  // namespace verlpp::config

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/compose.h"
 #include "verlpp/config/finding.h"
 #include "verlpp/config/node.h"
 #include "verlpp/config/sections.h"
@@ -58,5 +59,21 @@ SftConfig bind_sft_config(const Node& root, KeyReads* reads = nullptr);
 // resume_mode, positive nnodes and n_gpus_per_node (their product must equal the run's ranks,
 // checked when the run starts).
 Findings validate_sft_config(const SftConfig& config);
+
+// What `verlpp sft` checks before it runs, and `verlpp check` for an SFT config: the composed
+// tree, the bound config, validate_sft_config's findings and the audit of unread keys
+// (refuse_unread_keys; `ignored` the engine settings it lists).
+struct SftCheckReport {
+  ComposedConfig composed;
+  SftConfig config;
+  Findings findings;
+  std::vector<std::string> ignored;
+};
+// Throws verlpp::Error as compose_config and bind_sft_config do.
+SftCheckReport check_sft_config(const ConfigRequest& request);
+
+// Whether `request` composes an SFT config (no actor_rollout_ref section: sft_trainer or a config
+// built on it). Throws verlpp::Error as compose_config does.
+bool is_sft_config(const ConfigRequest& request);
 
 }  // namespace verlpp::config

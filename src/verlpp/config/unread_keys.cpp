@@ -45,12 +45,18 @@ bool is_engine_setting(const std::string& key) {
   });
 }
 
-// Whether `key`, a parent of it or a child of it was read.
-bool was_read(const std::string& key, const KeyReads& reads) {
+// Whether `key` or a parent of it was read.
+bool read_whole(const std::string& key, const KeyReads& reads) {
   if (reads.count("") > 0 || reads.count(key) > 0) return true;
   for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', dot + 1)) {
     if (reads.count(key.substr(0, dot)) > 0) return true;
   }
+  return false;
+}
+
+// Whether `key`, a parent of it or a child of it was read.
+bool was_read(const std::string& key, const KeyReads& reads) {
+  if (read_whole(key, reads)) return true;
   const auto child = reads.lower_bound(key + ".");
   return child != reads.end() && child->starts_with(key + ".");
 }
@@ -83,7 +89,9 @@ std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, co
                                    const Node& root, const Node& defaults) {
   std::vector<UnreadKey> out;
   for (const auto& user_key : user_keys) {
-    if (was_read(user_key, reads) || is_ignored_key(user_key)) continue;
+    // A section set as a map is judged entry by entry: reading some of its keys does not read the
+    // others.
+    if (read_whole(user_key, reads) || is_ignored_key(user_key)) continue;
     const Node* user_value = find_path(root, user_key);
     if (user_value == nullptr) continue;  // deleted with ~
     std::vector<Leaf> leaves;

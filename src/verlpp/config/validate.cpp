@@ -7,7 +7,10 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <utility>
 
+#include "verlpp/config/loggers.h"
 #include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/device_kind.h"
 #include "verlpp/core/error.h"
@@ -223,9 +226,46 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
   }
 }
 
+// verl's checkpoint contents: verlpp writes model, optimizer, extra and the Hugging Face weights
+// at every checkpoint, and restores model, optimizer and extra on resume.
+void check_checkpoint_contents(const std::string& prefix, const CheckpointContents& c,
+                               Findings& out) {
+  constexpr std::array<std::string_view, 4> kItems = {"model", "optimizer", "extra", "hf_model"};
+  constexpr std::array<std::string_view, 3> kRestored = {"model", "optimizer", "extra"};
+  const auto has = [](const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  for (const auto& [key, list] : {std::pair{prefix + ".save_contents", &c.save_contents},
+                                  std::pair{prefix + ".load_contents", &c.load_contents}}) {
+    for (const std::string& item : *list) {
+      if (std::find(kItems.begin(), kItems.end(), item) == kItems.end()) {
+        add_error(out, key,
+                  fmt::format("unknown item '{}'; valid: model, optimizer, extra, hf_model", item),
+                  key + "=[model,optimizer,extra]");
+      }
+    }
+  }
+  for (const auto item : kRestored) {
+    if (!c.save_contents.empty() && !has(c.save_contents, item)) {
+      add_notice(out, prefix + ".save_contents",
+                 fmt::format("leaves out '{}', but verlpp saves model, optimizer, extra and the "
+                             "Hugging Face weights at every checkpoint",
+                             item));
+    }
+    if (!c.load_contents.empty() && !has(c.load_contents, item)) {
+      add_error(out, prefix + ".load_contents",
+                fmt::format("leaves out '{}', but verlpp restores model, optimizer and extra on "
+                            "resume",
+                            item),
+                prefix + ".load_contents=[model,optimizer,extra]");
+    }
+  }
+}
+
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
+  check_checkpoint_contents(kActor + ".checkpoint", a.checkpoint, out);
   check_name(kActor + ".loss_agg_mode", a.loss_agg_mode, kLossAggModes, out);
   check_name(kActor + ".policy_loss.loss_mode", a.policy_loss.loss_mode, kPolicyLosses, out);
   check_name(kActor + ".kl_loss_type", a.kl_loss_type, kKlPenalties, out);
@@ -270,6 +310,7 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
 
 void check_critic(const Config& c, const Layout& layout, Findings& out) {
   const CriticConfig& cr = c.critic;
+  check_checkpoint_contents("critic.checkpoint", cr.checkpoint, out);
   if (cr.use_dynamic_bsz) {
     check_token_budget(c, "critic.ppo_max_token_len_per_gpu", cr.ppo_max_token_len_per_gpu,
                        cr.ulysses_sequence_parallel_size, out);
@@ -580,6 +621,12 @@ void check_engine_choice(const Config& c, Findings& out) {
             c.model_engine, megatron ? "megatron" : "dp (FSDP)"),
         megatron ? "drop the model_engine override" : "--config-name ppo_megatron_trainer");
   }
+  if (megatron && c.actor.engine.megatron->use_dist_checkpointing) {
+    add_notice(out, kActor + ".megatron.use_dist_checkpointing",
+               "Megatron distributed checkpoints are not read: the weights come from the Hugging "
+               "Face checkpoint at actor_rollout_ref.model.path, not from "
+               "dist_checkpointing_path");
+  }
 }
 
 void check_trainer(const Config& c, Findings& out) {
@@ -601,6 +648,16 @@ void check_trainer(const Config& c, Findings& out) {
                "data.val_batch_size=null");
   }
   check_name("reward.reward_manager.name", c.reward_manager, kRewardManagers, out);
+  for (const std::string& logger : t.logger) {
+    if (std::find(kSkippedLoggers.begin(), kSkippedLoggers.end(), logger) !=
+        kSkippedLoggers.end()) {
+      add_notice(out, "trainer.logger",
+                 fmt::format("'{}' is a network tracker, which verlpp skips (metrics go to "
+                             "console, file and tensorboard)",
+                             logger),
+                 "trainer.logger=[console,file]");
+    }
+  }
   const DeviceRequest device = requested_device(t.device);
   if (!is_device_name(device.name)) {
     add_error(out, device.source,
@@ -726,7 +783,16 @@ void check_no_lora(const std::string& prefix, std::int64_t rank, Findings& out) 
   }
 }
 
-void check_optim_numbers(const std::string& prefix, const OptimConfig& o, Findings& out) {
+void check_optim(const std::string& prefix, const OptimConfig& o, const std::string& strategy,
+                 Findings& out) {
+  const std::string adamw = strategy == "megatron" ? "adam" : "AdamW";
+  if (o.optimizer != adamw) {
+    add_error(out, prefix + ".optimizer",
+              fmt::format("'{}' is not supported; verlpp trains with AdamW (named '{}' for the {} "
+                          "engine)",
+                          o.optimizer, adamw, strategy),
+              prefix + ".optimizer=" + adamw);
+  }
   finite_at_least(out, prefix + ".lr", o.lr, 0.0, "1e-6");
   finite_at_least(out, prefix + ".weight_decay", o.weight_decay, 0.0, "0.01");
   check_clip_grad(prefix + ".clip_grad", o.clip_grad, out);
@@ -781,8 +847,8 @@ void check_numbers(const Config& c, Findings& out) {
               kActor + ".entropy_coeff=0");
   }
   finite_at_least(out, kActor + ".kl_loss_coef", c.actor.kl_loss_coef, 0.0, "0.001");
-  check_optim_numbers(kActor + ".optim", c.actor.optim, out);
-  if (need_critic(c)) check_optim_numbers("critic.optim", c.critic.optim, out);
+  check_optim(kActor + ".optim", c.actor.optim, c.actor.strategy, out);
+  if (need_critic(c)) check_optim("critic.optim", c.critic.optim, c.critic.strategy, out);
   finite_at_least(out, "algorithm.gamma", c.algorithm.gamma, 0.0, "1.0");
   finite_at_least(out, "algorithm.lam", c.algorithm.lam, 0.0, "1.0");
   finite_at_least(out, "algorithm.kl_ctrl.kl_coef", c.algorithm.kl_ctrl.kl_coef, 0.0, "0.001");

@@ -19,12 +19,15 @@ void validate_config(const Config& config, const Layout& layout, Findings& findi
 // every gradient). An error finding under `key` otherwise.
 void check_clip_grad(const std::string& key, double value, Findings& findings);
 
-// The numbers of an optim section `prefix` (e.g. "actor_rollout_ref.actor.optim"), as torch's
-// AdamW and verl's schedulers take them: lr and weight_decay finite, >= 0 and within float range;
-// betas two finite values in [0, 1) (torch raises "Invalid beta parameter"); lr_warmup_steps_ratio
-// and min_lr_ratio finite in [0, 1]; num_cycles finite; clip_grad as check_clip_grad. NaN fails
-// every rule. An error finding per violated key.
-void check_optim_numbers(const std::string& prefix, const OptimConfig& optim, Findings& findings);
+// An optim section `prefix` (e.g. "actor_rollout_ref.actor.optim") of an engine `strategy`:
+// optimizer AdamW (the one verlpp has; verl's default), which torch.optim names "AdamW" (FSDP
+// engines) and Megatron-Core "adam" (decoupled weight decay), and the numbers as torch's AdamW and
+// verl's schedulers take them: lr and weight_decay finite, >= 0 and within float range; betas two
+// finite values in [0, 1) (torch raises "Invalid beta parameter"); lr_warmup_steps_ratio and
+// min_lr_ratio finite in [0, 1]; num_cycles finite; clip_grad as check_clip_grad. NaN fails every
+// rule. An error finding per violated key.
+void check_optim(const std::string& prefix, const OptimConfig& optim, const std::string& strategy,
+                 Findings& findings);
 
 // `prefix`.lora_rank (model.lora.rank or model.lora_rank): 0, since verlpp trains no LoRA
 // adapters (a rank would silently become full fine-tuning). An error finding otherwise.

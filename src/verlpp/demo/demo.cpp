@@ -114,6 +114,7 @@ fs::path run_demo_sft(const DemoPaths& paths, const DemoSettings& s) {
       "optim.lr_warmup_steps_ratio=0.05",
       "optim.weight_decay=0.0",
       fmt::format("trainer.total_training_steps={}", s.sft_steps),
+      "trainer.total_epochs=1000",  // the demo counts steps (a run ends at whichever comes first)
       "trainer.default_local_dir=" + path_arg(paths.sft),
       "trainer.project_name=verlpp_demo",
       "trainer.experiment_name=sft",
@@ -163,6 +164,7 @@ std::vector<std::string> demo_grpo_overrides(const DemoPaths& paths, const fs::p
       "trainer.val_before_train=true",
       fmt::format("trainer.test_freq={}", s.grpo_steps),
       fmt::format("trainer.total_training_steps={}", s.grpo_steps),
+      "trainer.total_epochs=1000",
       fmt::format("trainer.save_freq={}", s.grpo_steps),  // the final model (a teacher to distil)
       "trainer.resume_mode=disable",
       "trainer.default_local_dir=" + path_arg(paths.grpo),

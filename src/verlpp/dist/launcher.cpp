@@ -20,9 +20,13 @@ namespace verlpp::dist {
 namespace {
 
 constexpr int kDefaultPort = 29500;
-volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_signal = 0;    // the last SIGINT/SIGTERM received
+volatile sig_atomic_t g_received = 0;  // how many were received
 
-void remember_signal(int signal) { g_signal = signal; }
+void remember_signal(int signal) {
+  g_signal = signal;
+  g_received = g_received + 1;
+}
 
 // A socket bound to addr:port (0: any free port), or -1 with errno set.
 int bind_socket(const std::string& addr, int port) {
@@ -112,7 +116,8 @@ int exit_code(int status) {
 int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
   using Clock = std::chrono::steady_clock;
   int result = 0;
-  int forwarded = 0, escalation = 0;  // signals sent after a failure: 0, SIGTERM, SIGKILL
+  int forwarded = 0;   // how many of the received signals were passed on
+  int escalation = 0;  // signals sent after a failure: 0, SIGTERM, SIGKILL
   Clock::time_point failed_at;
   const auto send_all = [&](int signal) {
     for (const auto& [pid, rank] : ranks) kill(pid, signal);
@@ -132,9 +137,9 @@ int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
       }
       continue;
     }
-    if (g_signal != 0 && forwarded != g_signal) {
-      forwarded = g_signal;
-      send_all(forwarded);
+    if (forwarded != g_received) {
+      forwarded = g_received;
+      send_all(g_signal);
     }
     if (result != 0 && escalation != SIGKILL && Clock::now() - failed_at > grace) {
       escalation = escalation == 0 ? SIGTERM : SIGKILL;

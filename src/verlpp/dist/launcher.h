@@ -5,8 +5,9 @@
 //
 // When a rank fails (non-zero exit or a signal), the launcher says which one, gives the others
 // `grace` to stop on their own (their next collective fails), then sends SIGTERM and, after
-// another `grace`, SIGKILL. SIGINT/SIGTERM to the launcher are passed on to every rank (verlpp's
-// trainers finish the step, save and exit 0).
+// another `grace`, SIGKILL. Each SIGINT/SIGTERM to the launcher is passed on to every rank
+// (verlpp's trainers finish the step, save and exit 0; a copy that also reached them from the
+// terminal's process group counts once, trainer/signals.h).
 #pragma once
 
 #include <chrono>

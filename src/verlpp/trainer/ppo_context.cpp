@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "verlpp/config/layout.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
@@ -69,6 +71,7 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
   c.shuffle = shuffle;
   c.seed = d.seed.value_or(1);
   c.images = image_settings(d, model_config);
+  c.apply_chat_template_kwargs = d.apply_chat_template_kwargs;
   auto dataset = std::make_unique<data::RLHFDataset>(c, tokenizer);
   check_image_tokens(*dataset, tokenizer, model_config, model_path);
   return dataset;
@@ -91,6 +94,8 @@ void load_data(PpoContext& ctx) {
   loader.seed = d.seed.value_or(1);
   ctx.loader = std::make_unique<data::StatefulDataLoader>(ctx.train_data->size(), loader);
   ctx.total_steps = total_training_steps(ctx.config, ctx.loader->batches_per_epoch());
+  ctx.last_step =
+      std::min(ctx.total_steps, ctx.loader->batches_per_epoch() * ctx.config.trainer.total_epochs);
 }
 
 // The FSDP keys of an engine (defaults for a Megatron engine, which has none).
@@ -113,7 +118,9 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
   if (c.distillation.enabled) {
-    ctx.teachers = std::make_unique<Teachers>(c, policy.config().vocab_size, ctx.device, env);
+    const model::VisionConfig* images = vision ? &*policy.config().vision : nullptr;
+    ctx.teachers =
+        std::make_unique<Teachers>(c, policy.config().vocab_size, images, ctx.device, env);
   }
   engine::ActorSettings actor = actor_settings(c);
   actor.dp = ctx.world;

@@ -38,7 +38,10 @@ struct PpoContext {
   std::unique_ptr<data::RLHFDataset> train_data;
   std::unique_ptr<data::RLHFDataset> val_data;  // null without data.val_files
   std::unique_ptr<data::StatefulDataLoader> loader;
-  std::int64_t total_steps = 0;
+  std::int64_t total_steps = 0;  // trainer.total_training_steps: the LR schedules' horizon
+  // The run's last step: total_steps, or sooner when trainer.total_epochs end first (verl's loop
+  // runs over the epochs and returns at total_training_steps).
+  std::int64_t last_step = 0;
   std::unique_ptr<engine::Actor> actor;
   std::unique_ptr<engine::Scorer> ref;     // when need_reference_policy
   std::unique_ptr<engine::Critic> critic;  // when need_critic

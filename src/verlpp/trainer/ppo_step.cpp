@@ -14,6 +14,7 @@
 #include "verlpp/algo/kl_controller.h"
 #include "verlpp/algo/pf_ppo.h"
 #include "verlpp/algo/rollout_correction.h"
+#include "verlpp/algo/rollout_probs_diff.h"
 #include "verlpp/config/home_path.h"
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
@@ -141,21 +142,6 @@ void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   batch.set_tensor("returns", adv.returns.to(at::kFloat));
 }
 
-// verl's training/rollout_probs_diff_{max,mean,std}: |p_rollout − p_actor| over response tokens,
-// the probabilities of the sampled tokens under the rollout engine and the actor's recompute.
-void add_rollout_probs_diff(const data::Batch& batch, const at::Tensor& old_log_probs,
-                            Metrics& metrics) {
-  const at::Tensor mask = batch.tensor("response_mask").to(at::kCPU).ne(0);
-  const at::Tensor rollout = batch.tensor("rollout_log_probs").to(at::kCPU, at::kDouble);
-  const at::Tensor diff =
-      (rollout.exp() - old_log_probs.detach().to(at::kCPU, at::kDouble).exp()).abs();
-  const at::Tensor valid = diff.masked_select(mask);
-  if (valid.numel() == 0) return;
-  metrics["training/rollout_probs_diff_max"] = valid.max().item<double>();
-  metrics["training/rollout_probs_diff_mean"] = valid.mean().item<double>();
-  metrics["training/rollout_probs_diff_std"] = valid.numel() > 1 ? valid.std().item<double>() : 0.0;
-}
-
 // verl's bypass mode: the rollout's log-probs stand for old_log_probs; nothing is recomputed.
 void bypass_old_log_prob(data::Batch& batch) {
   if (!batch.has_tensor("rollout_log_probs")) {
@@ -179,7 +165,12 @@ void old_log_prob(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   const at::Tensor mask = batch.tensor("response_mask").to(entropy.device());
   metrics["actor/entropy"] =
       algo::agg_loss(entropy, mask, ctx.config.actor.loss_agg_mode).item<double>();
-  if (batch.has_tensor("rollout_log_probs")) add_rollout_probs_diff(batch, log_probs, metrics);
+  if (batch.has_tensor("rollout_log_probs")) {
+    for (const auto& [key, value] : algo::rollout_probs_diff_metrics(
+             batch.tensor("rollout_log_probs"), log_probs, batch.tensor("response_mask"))) {
+      metrics[key] = value;
+    }
+  }
 }
 
 // The actor update on this rank's slice; MFU over the whole batch and every rank's device.

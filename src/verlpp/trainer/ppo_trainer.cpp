@@ -90,9 +90,9 @@ bool any_rank_signalled(const PpoContext& ctx, const StopRequest& stop) {
 void train(Loop& loop, std::int64_t start_step) {
   PpoContext& ctx = loop.ctx;
   const StopRequest stop;
-  ProgressBar bar(start_step + 1, ctx.total_steps);
-  for (std::int64_t step = start_step + 1; step <= ctx.total_steps; ++step) {
-    const bool last = step == ctx.total_steps;
+  ProgressBar bar(start_step + 1, ctx.last_step);
+  for (std::int64_t step = start_step + 1; step <= ctx.last_step; ++step) {
+    const bool last = step == ctx.last_step;
     const bool stopping = any_rank_signalled(ctx, stop);
     const Metrics metrics = run_one_step(loop, step, last, stopping);
     loop.tracking.log(metrics, step);

@@ -4,6 +4,7 @@
 #include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -105,7 +106,8 @@ struct Run {
   data::SftDataset train;
   std::optional<data::SftDataset> val;
   data::StatefulDataLoader loader;
-  std::int64_t total_steps = 0;
+  std::int64_t total_steps = 0;  // trainer.total_training_steps: the LR schedule's horizon
+  std::int64_t last_step = 0;    // total_steps, or sooner when trainer.total_epochs end first
   engine::TrainingState state;
 
   engine::Optimizer& optimizer() { return *state.optimizer; }
@@ -230,8 +232,9 @@ SftRunSummary run_sft(const config::SftConfig& config) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);
   }
-  run.total_steps = config.trainer.total_training_steps.value_or(run.loader.batches_per_epoch() *
-                                                                 config.trainer.total_epochs);
+  const std::int64_t epoch_steps = run.loader.batches_per_epoch() * config.trainer.total_epochs;
+  run.total_steps = config.trainer.total_training_steps.value_or(epoch_steps);
+  run.last_step = std::min(run.total_steps, epoch_steps);
   run.model.set_gradient_checkpointing(config.model.enable_gradient_checkpointing);
   model::apply_batch_invariant_setting(run.model);
   engine::AdamWConfig optim = adamw_config(config.optim, "optim");
@@ -244,8 +247,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   summary.last_step = run.resume();
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
                     config.trainer.logger);
-  ProgressBar progress(summary.last_step + 1, run.total_steps);
-  for (std::int64_t step = summary.last_step + 1; step <= run.total_steps; ++step) {
+  ProgressBar progress(summary.last_step + 1, run.last_step);
+  for (std::int64_t step = summary.last_step + 1; step <= run.last_step; ++step) {
     const Batch batch = run.take(run.loader.next());
     Metrics metrics;
     metrics["train/lr"] = run.optimizer().lr();
@@ -254,7 +257,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
     metrics["train/global_tokens"] = static_cast<double>(count_learned(batch));
     run.optimizer().zero_grad();
     run.optimizer().advance_lr();
-    const bool last = step == run.total_steps;
+    const bool last = step == run.last_step;
     const auto due = [&](std::int64_t freq) { return freq > 0 && (last || step % freq == 0); };
     if (run.val && (due(config.trainer.test_freq) || last)) {
       metrics["val/loss"] = run.validation_loss();

@@ -1,19 +1,34 @@
 #include "verlpp/trainer/signals.h"
 
 #include <csignal>
+#include <ctime>
 
 namespace verlpp::trainer {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
+timespec g_first{};  // when the first signal arrived (written by the handler only)
 struct sigaction g_previous_int, g_previous_term;
 
+double seconds_since(const timespec& then) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec - then.tv_sec) +
+         1e-9 * static_cast<double>(now.tv_nsec - then.tv_nsec);
+}
+
+// Runs with SIGINT and SIGTERM blocked (sa_mask), so it never interrupts itself.
 void on_signal(int signal) {
-  g_stop = 1;
-  // A second signal gets the default action (terminate).
+  if (g_stop == 0) {
+    clock_gettime(CLOCK_MONOTONIC, &g_first);
+    g_stop = 1;
+    return;
+  }
+  if (seconds_since(g_first) < kRepeatedSignalSeconds) return;
   struct sigaction deflt {};
   deflt.sa_handler = SIG_DFL;
   sigaction(signal, &deflt, nullptr);
+  raise(signal);
 }
 
 }  // namespace
@@ -23,6 +38,8 @@ StopRequest::StopRequest() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
 }

@@ -33,8 +33,36 @@ at::Device teacher_device(const at::Device& student, const dist::LaunchEnv& env,
                     static_cast<c10::DeviceIndex>(env.local_world_size + env.local_rank % pool));
 }
 
+// The teachers score the student's batch: its image tokens, pixel values (cut into the student's
+// patches) and M-RoPE positions, so a teacher needs the same image preprocessing.
+void check_teacher_vision(const std::string& section, const std::filesystem::path& path,
+                          const model::VisionConfig& student) {
+  const auto teacher = model::load_model_config(path.string()).vision;
+  if (!teacher) {
+    throw Error(fmt::format(
+        "{}.model_path: the data has images (data.image_key) but {} has no vision_config (the "
+        "teacher needs a Qwen3.5 vision-language checkpoint)",
+        section, path.string()));
+  }
+  const std::pair<const char*, std::pair<int64_t, int64_t>> fields[] = {
+      {"patch_size", {teacher->patch_size, student.patch_size}},
+      {"temporal_patch_size", {teacher->temporal_patch_size, student.temporal_patch_size}},
+      {"spatial_merge_size", {teacher->spatial_merge_size, student.spatial_merge_size}},
+      {"in_channels", {teacher->in_channels, student.in_channels}},
+      {"image_token_id", {teacher->image_token_id, student.image_token_id}}};
+  for (const auto& [field, values] : fields) {
+    if (values.first != values.second) {
+      throw Error(fmt::format(
+          "{}.model_path: the teacher's vision_config {} is {} but the student's is {}; the "
+          "teacher scores the student's image patches and tokens, so they must agree",
+          section, field, values.first, values.second));
+    }
+  }
+}
+
 model::CausalLM load_teacher(const std::string& section, const config::TeacherModelConfig& t,
-                             const at::Device& device, std::int64_t student_vocab) {
+                             const at::Device& device, std::int64_t student_vocab,
+                             const model::VisionConfig* images) {
   if (!t.model_path) throw Error(section + ".model_path: the teacher model path is not set");
   const std::filesystem::path path = config::expand_home(*t.model_path);
   if (!std::filesystem::exists(path / "config.json")) {
@@ -44,7 +72,9 @@ model::CausalLM load_teacher(const std::string& section, const config::TeacherMo
   const at::ScalarType inference_dtype = parse_dtype(
       t.inference.dtype.empty() ? "bfloat16" : t.inference.dtype, section + ".inference.dtype");
   const at::ScalarType dtype = device.is_cuda() ? inference_dtype : at::kFloat;
-  model::CausalLM teacher = model::CausalLM::from_pretrained(path.string(), dtype, device);
+  if (images != nullptr) check_teacher_vision(section, path, *images);
+  model::CausalLM teacher =
+      model::CausalLM::from_pretrained(path.string(), dtype, device, images != nullptr);
   const std::int64_t vocab = teacher.config().vocab_size;
   if (vocab != student_vocab) {
     throw Error(fmt::format(
@@ -70,7 +100,8 @@ void place_rows(std::vector<std::pair<std::string, at::Tensor>>& out, std::size_
 }  // namespace
 
 Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
-                   const at::Device& student, const dist::LaunchEnv& env)
+                   const model::VisionConfig* images, const at::Device& student,
+                   const dist::LaunchEnv& env)
     : teacher_key_(config.distillation.teacher_key), student_device_(student) {
   const config::DistillationConfig& d = config.distillation;
   if (algo::distillation_uses_topk(d.distillation_loss.loss_mode)) {
@@ -91,7 +122,7 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
     engine::ScorerSettings settings;
     settings.forward.remove_padding = config.model.use_remove_padding;
     settings.micro.max_tokens = t.inference.max_num_batched_tokens;
-    model::CausalLM teacher = load_teacher(section, t, device, student_vocab);
+    model::CausalLM teacher = load_teacher(section, t, device, student_vocab, images);
     log_note(fmt::format("distillation: teacher {} ({}, {}) on {}{} in {}", name, *t.model_path,
                          model::model_type(teacher.config().architecture), device.str(),
                          device == student ? " (colocated with the student)" : "",

@@ -28,6 +28,7 @@
 #include "verlpp/dist/communicator.h"
 #include "verlpp/dist/launch_env.h"
 #include "verlpp/engine/scorer.h"
+#include "verlpp/model/model_config.h"
 
 namespace verlpp::trainer {
 
@@ -36,8 +37,12 @@ class Teachers {
   // Loads the teachers of config.distillation. Throws verlpp::Error naming the key for a
   // model_path that is not set or not a model folder, a teacher whose vocabulary size differs
   // from `student_vocab` (both sizes), or distillation_loss.topk outside [1, vocabulary] with
-  // forward_kl_topk.
-  Teachers(const config::Config& config, std::int64_t student_vocab, const at::Device& student,
+  // forward_kl_topk. `images`: the student's vision config when the data has images (each teacher
+  // is loaded with its vision tower and must take the same image patches and tokens: an error
+  // names the teacher and the first vision_config field that differs, or its missing
+  // vision_config), else null.
+  Teachers(const config::Config& config, std::int64_t student_vocab,
+           const model::VisionConfig* images, const at::Device& student,
            const dist::LaunchEnv& env);
 
   // Sets, on the whole batch of every rank, teacher_log_prob fp32 [B, R] (estimator loss modes)

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "verlpp/config/loggers.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
 #include "verlpp/trainer/tensorboard.h"
@@ -21,9 +22,8 @@
 namespace verlpp::trainer {
 namespace {
 
-constexpr std::array<std::string_view, 6> kSkippedLoggers = {"wandb",       "swanlab", "mlflow",
-                                                             "vemlp_wandb", "clearml", "trackio"};
-constexpr std::array<std::string_view, 3> kLoggers = {"console", "file", "tensorboard"};
+using config::kLoggers;
+using config::kSkippedLoggers;
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);

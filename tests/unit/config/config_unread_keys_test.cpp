@@ -49,14 +49,32 @@ TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
                   .empty());
 }
 
-// A map merged into an unread section names the entries that differ, not the section:
-// save_contents, and load_contents, which verl's default makes ${.save_contents}; async_save keeps
-// its default.
+// A map merged into a section names the unread entries that differ, not the section: async_save
+// (verlpp saves synchronously); save_contents is read (verl's items, validate.cpp) and strict
+// keeps its default.
 TEST(UnreadKeys, AMapOverASectionNamesTheEntriesThatDiffer) {
-  EXPECT_EQ(
-      error_keys({"actor_rollout_ref.actor.checkpoint={save_contents:[model],async_save:false}"}),
-      (std::vector<std::string>{"actor_rollout_ref.actor.checkpoint.save_contents",
-                                "actor_rollout_ref.actor.checkpoint.load_contents"}));
+  EXPECT_EQ(error_keys({"actor_rollout_ref.actor.checkpoint={save_contents:[model,optimizer,extra,"
+                        "hf_model],async_save:true,strict:true}"}),
+            (std::vector<std::string>{"actor_rollout_ref.actor.checkpoint.async_save"}));
+}
+
+// Older scripts' top-level reward blocks move to reward.* as verl's migrate_legacy_reward_impl
+// moves them (break-test round bt6: all three were refused as settings without effect).
+TEST(UnreadKeys, LegacyRewardKeysMoveToTheRewardSection) {
+  EXPECT_TRUE(error_keys({"reward_model.enable=False", "reward_model.reward_manager=dapo",
+                          "custom_reward_function.path=/tmp/libr.so"})
+                  .empty());
+  ConfigRequest request;
+  request.overrides = {"reward_model.reward_manager=dapo", "custom_reward_function.path=/tmp/r.so",
+                       kRolloutName};
+  const CheckReport report = check_config(request);
+  EXPECT_EQ(report.config.reward_manager, "dapo");
+  const Node* path = find_path(report.composed.root, "reward.custom_reward_function.path");
+  ASSERT_NE(path, nullptr);
+  EXPECT_EQ(path->as_string(), "/tmp/r.so");
+  // verl does not move reward_model.model.external_lib: without effect there too.
+  EXPECT_EQ(error_keys({"reward_model.model.external_lib=my_lib"}),
+            std::vector<std::string>{"reward_model.model.external_lib"});
 }
 
 // The reward section is bound by reward/reward_settings.cpp from the tree; its keys still count as

@@ -12,6 +12,7 @@
 #include "verlpp/config/layout.h"
 #include "verlpp/config/sections.h"
 #include "verlpp/config/validate.h"
+#include "verlpp/core/error.h"
 
 namespace verlpp::config {
 namespace {
@@ -101,6 +102,29 @@ TEST(ValidateGrpo, RolloutEngineFlagsBindWithVerlDefaults) {
       check(grpo({kRollout + ".enforce_eager=true", kRollout + ".free_cache_engine=false"}));
   EXPECT_TRUE(eager.config.rollout.enforce_eager);
   EXPECT_FALSE(eager.config.rollout.free_cache_engine);
+}
+
+// verl hands data.apply_chat_template_kwargs to apply_chat_template (break-test round bt6: ppo
+// refused Qwen3's enable_thinking as a setting without effect).
+TEST(ValidateData, ChatTemplateKwargsReachTheDataset) {
+  const Checked c = check(grpo({"+data.apply_chat_template_kwargs.enable_thinking=False"}));
+  EXPECT_FALSE(has_error_under(c.findings, "data")) << describe(c.findings);
+  EXPECT_EQ(c.config.data.apply_chat_template_kwargs.dump(), R"({"enable_thinking":false})");
+  EXPECT_THROW(check(grpo({"data.apply_chat_template_kwargs=3"})), Error);
+}
+
+// verl's checkpoint contents (break-test round bt6: adding hf_model was refused as a setting
+// without effect). verlpp saves everything and restores model, optimizer and extra.
+TEST(ValidateCheckpoint, ContentsNameVerlItems) {
+  const std::string key = kActor + ".checkpoint";
+  const Checked hf = check(grpo({key + ".save_contents=[model,optimizer,extra,hf_model]"}));
+  EXPECT_FALSE(has_error_under(hf.findings, key)) << describe(hf.findings);
+  EXPECT_EQ(hf.config.actor.checkpoint.load_contents.size(), 4u);  // ${.save_contents}
+  const Checked unknown = check(grpo({key + ".save_contents=[model,weights]"}));
+  EXPECT_TRUE(has_error(unknown.findings, key + ".save_contents")) << describe(unknown.findings);
+  const Checked partial = check(grpo({key + ".load_contents=[model]"}));
+  EXPECT_TRUE(has_error(partial.findings, key + ".load_contents")) << describe(partial.findings);
+  EXPECT_FALSE(has_error(partial.findings, key + ".save_contents")) << describe(partial.findings);
 }
 
 TEST(ValidateBatch, SamplesNotDivisibleByWorld) {
@@ -488,6 +512,9 @@ TEST(ValidateNumbers, UnusableSizesAndNumbersNameTheirKey) {
       {kRollout + ".top_p", "0"},
       {"data.max_response_length", "9223372036854775807"},
       {"actor_rollout_ref.model.lora_rank", "8"},
+      // Break-test round bt6: trained AdamW under any optimizer name.
+      {kActor + ".optim.optimizer", "SGD"},
+      {kActor + ".optim.optimizer", "Adam"},
   };
   for (const auto& [key, value] : cases) {
     const Checked c = check(grpo({key + "=" + value}));

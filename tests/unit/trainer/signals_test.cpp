@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 namespace verlpp::trainer {
 namespace {
@@ -22,6 +24,28 @@ TEST(StopRequest, ANewRequestStartsClear) {
   }
   const StopRequest again;
   EXPECT_FALSE(again.requested());
+}
+
+// The same Ctrl-C reaching a rank from the terminal and from `verlpp launch`, or GNU timeout's two
+// deliveries: still one stop request, no termination (report bt6, cases 1 and 4).
+TEST(StopRequest, OneSignalDeliveredTwiceIsOneRequest) {
+  const StopRequest stop;
+  std::raise(SIGINT);
+  std::raise(SIGINT);
+  std::raise(SIGTERM);
+  EXPECT_TRUE(stop.requested());
+}
+
+TEST(StopRequestDeathTest, ALaterSecondSignalTerminates) {
+  EXPECT_EXIT(
+      {
+        const StopRequest stop;
+        std::raise(SIGINT);
+        std::this_thread::sleep_for(std::chrono::duration<double>(kRepeatedSignalSeconds + 0.2));
+        std::raise(SIGINT);
+        std::exit(0);
+      },
+      testing::KilledBySignal(SIGINT), "");
 }
 
 }  // namespace
