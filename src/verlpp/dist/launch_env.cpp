@@ -47,7 +47,7 @@ void read_master(const Getenv& getenv, LaunchEnv& env) {
 }
 
 void read_torchrun(const Getenv& getenv, LaunchEnv& env) {
-  env.source = "torchrun";
+  env.source = value_of(getenv, "VERLPP_LAUNCH") ? "verlpp launch" : "torchrun";
   env.rank = int_or(getenv, "RANK", 0);
   if (!value_of(getenv, "WORLD_SIZE")) {
     throw Error("RANK is set but WORLD_SIZE is not: set both (torchrun and verlpp launch do)");

@@ -15,7 +15,9 @@ namespace verlpp::dist {
 
 struct LaunchEnv {
   bool launched = false;  // false: no launcher variables, a plain process (world of one)
-  std::string source = "single process";  // "torchrun", "slurm" or "single process"
+  // "torchrun", "verlpp launch" (torchrun's variables and VERLPP_LAUNCH=1), "slurm" or
+  // "single process"
+  std::string source = "single process";
   int rank = 0, world_size = 1;
   int local_rank = 0, local_world_size = 1;
   int node_rank = 0;

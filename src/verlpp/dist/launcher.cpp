@@ -78,7 +78,8 @@ std::map<std::string, std::string> rank_environment(const LaunchOptions& o, int 
       {"GROUP_RANK", std::to_string(o.node_rank)},
       {"MASTER_ADDR", o.master_addr},
       {"MASTER_PORT", std::to_string(port)},
-      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"}};
+      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+      {"VERLPP_LAUNCH", "1"}};
   if (std::getenv("OMP_NUM_THREADS") == nullptr) {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     env["OMP_NUM_THREADS"] = std::to_string(std::max<long>(1, cores / o.nproc_per_node));

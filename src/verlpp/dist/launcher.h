@@ -1,7 +1,8 @@
 // `verlpp launch`: starts the local ranks of a run as torchrun does (distributed.md §6.4) and
 // watches them. Each rank is this binary with the given subcommand and arguments and torchrun's
 // variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
-// TORCH_NCCL_ASYNC_ERROR_HANDLING=1, and OMP_NUM_THREADS = cores / ranks when unset).
+// TORCH_NCCL_ASYNC_ERROR_HANDLING=1, VERLPP_LAUNCH=1 so that a rank names its launcher, and
+// OMP_NUM_THREADS = cores / ranks when unset).
 //
 // When a rank fails (non-zero exit or a signal), the launcher says which one, gives the others
 // `grace` to stop on their own (their next collective fails), then sends SIGTERM and, after

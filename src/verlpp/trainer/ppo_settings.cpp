@@ -138,6 +138,11 @@ std::int64_t total_training_steps(const config::Config& config, std::int64_t bat
 
 at::ScalarType compute_dtype(const config::Config& config, const at::Device& device) {
   const auto& fsdp = config.actor.engine.fsdp;
+  const auto& megatron = config.actor.engine.megatron;
+  if (megatron) {
+    return trainer_compute_dtype(megatron->dtype.empty() ? "bfloat16" : megatron->dtype,
+                                 "actor_rollout_ref.actor.megatron.dtype", device.is_cuda());
+  }
   const std::string name = fsdp && !fsdp->dtype.empty() ? fsdp->dtype : "bfloat16";
   return trainer_compute_dtype(name, "actor_rollout_ref.actor.fsdp_config.dtype", device.is_cuda());
 }

@@ -37,6 +37,8 @@ TEST(LaunchEnv, TorchrunVariables) {
                               {"TORCHELASTIC_RESTART_COUNT", "2"}});
   EXPECT_TRUE(env.launched);
   EXPECT_EQ(env.source, "torchrun");
+  EXPECT_EQ(read({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"VERLPP_LAUNCH", "1"}}).source,
+            "verlpp launch");
   EXPECT_EQ(env.rank, 5);
   EXPECT_EQ(env.world_size, 8);
   EXPECT_EQ(env.local_rank, 1);
