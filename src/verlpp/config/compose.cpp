@@ -92,6 +92,11 @@ Node compose_defaults(const std::optional<std::string>& dir, Loaded loaded, int 
   return result;
 }
 
+// Hydra's own settings (hydra.run.dir, hydra.job.chdir, ...): verlpp writes no Hydra output folder.
+bool is_hydra_setting(const std::string& path) {
+  return path == "hydra" || path.starts_with("hydra.");
+}
+
 }  // namespace
 
 void merge_into(Node& base, const Node& overlay) {
@@ -123,6 +128,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
   for (const auto& argument : request.overrides) {
     Override item = parse_override(argument);
     out.user_keys.push_back(item.path);
+    if (is_hydra_setting(item.path)) continue;  // listed as ignored (ignored.cpp)
     if (apply_override(out.root, item) == Applied::deferred) deferred.push_back(std::move(item));
   }
   resolve_interpolations(out.root);

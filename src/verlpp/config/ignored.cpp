@@ -9,6 +9,7 @@ namespace verlpp::config {
 namespace {
 
 constexpr std::array kPatterns = {
+    "hydra",  // Hydra's own settings (hydra.run.dir, ...), not applied to the tree (compose.cpp)
     "ray_kwargs",
     "transfer_queue",
     "global_profiler",

@@ -77,6 +77,16 @@ TEST(UnreadKeys, LegacyRewardKeysMoveToTheRewardSection) {
             std::vector<std::string>{"reward_model.model.external_lib"});
 }
 
+// Hydra's own settings (verl scripts' hydra.run.dir) are listed as ignored, not refused.
+TEST(UnreadKeys, HydraSettingsAreIgnored) {
+  ConfigRequest request;
+  request.overrides = {"hydra.run.dir=outputs/x", kRolloutName};
+  const CheckReport report = check_config(request);
+  EXPECT_NE(std::find(report.ignored.begin(), report.ignored.end(), "hydra.run.dir"),
+            report.ignored.end());
+  EXPECT_TRUE(error_keys({"hydra.job.chdir=false"}).empty());
+}
+
 // The reward section is bound by reward/reward_settings.cpp from the tree; its keys still count as
 // read (a break-test found every custom reward library refused).
 TEST(UnreadKeys, RewardSettingsAreRead) {
