@@ -125,7 +125,8 @@ void StatefulDataLoader::load_state(const DataLoaderState& state) {
   if (state.dataset_size != dataset_size_ || state.batch_size != config_.batch_size) {
     throw Error(fmt::format(
         "dataloader state was saved for {} rows in batches of {}; this run has {} rows in batches "
-        "of {}",
+        "of {} (resume with the saved data and batch size, or start a new run: "
+        "trainer.resume_mode=disable or another trainer.default_local_dir)",
         state.dataset_size, state.batch_size, dataset_size_, config_.batch_size));
   }
   if (state.next_batch < 0 || state.next_batch > batches_per_epoch() || state.epoch < 0) {

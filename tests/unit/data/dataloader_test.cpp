@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "verlpp/core/error.h"
 
@@ -69,6 +70,16 @@ TEST(DataLoader, Errors) {
   StatefulDataLoader loader(10, {.batch_size = 3});
   StatefulDataLoader other(12, {.batch_size = 3});
   EXPECT_THROW(other.load_state(loader.state()), Error);
+  try {  // another batch size: the message says how to go on
+    StatefulDataLoader(10, {.batch_size = 2}).load_state(loader.state());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("10 rows in batches of 3; this run has 10 rows in batches "
+                                         "of 2 (resume with the saved data and batch size, or "
+                                         "start a new run: trainer.resume_mode=disable"),
+              std::string::npos)
+        << e.what();
+  }
   auto state = loader.state();
   state.generator_state = "zz";
   EXPECT_THROW(loader.load_state(state), Error);
