@@ -152,4 +152,14 @@ bad huge "$(row '<image>How many?' '["geo/images/huge.png"]')" \
   "huge.jsonl line 1 image 0: cannot decode the PNG image: 20000 x 20000 = 400000000 pixels"
 bad count "$(row '<image>Two? <image>' '["geo/images/train_0.png"]')" \
   "count.jsonl line 1: the row has 1 image but its messages hold 2 \"<image>\" placeholders"
+# A text-only chat template (the Qwen3 tokenizer's own) on image rows: the error says why.
+cp -r "$work/vlm" "$work/vlm_text_template"
+cp tests/fixtures/tokenizers/qwen3/tokenizer_config.json "$work/vlm_text_template/"
+row '<image>How many?' '["geo/images/train_0.png"]' > "$work/text_template.jsonl"
+out=$(seed "$work/text_template.log" "$work/ckpt_text_template" \
+      actor_rollout_ref.model.path="$work/vlm_text_template" data.train_files="$work/text_template.jsonl" \
+      data.val_files="$work/text_template.jsonl" trainer.total_training_steps=1 \
+      trainer.val_before_train=False); rc=$?
+[ "$rc" -ne 0 ] && grep -qF "text_template.jsonl line 1 (a row with images: its messages' content is a list of image and text items" <<<"$out" ||
+  fail "text-only template on image rows (exit $rc): $(tail -3 <<<"$out")"
 exit $((failures > 0))

@@ -148,7 +148,15 @@ std::string RLHFDataset::prompt_text(std::int64_t index) const {
   tokenizer::ChatTemplateOptions options;
   options.add_generation_prompt = true;
   options.extra_context = config_.apply_chat_template_kwargs;
-  return naming_row(origin(index).describe(),
+  const bool images = !image_refs(row(index), config_.images.image_key, origin(index)).empty();
+  // A row with images has its <image> placeholders turned into content lists of image and text
+  // items (as verl does); a text-only template fails on them with its own message.
+  const std::string where =
+      images ? origin(index).describe() +
+                   " (a row with images: its messages' content is a list of image and text items, "
+                   "which the chat template must render, as Qwen3.5-VL's does)"
+             : origin(index).describe();
+  return naming_row(where,
                     [&] { return tokenizer_.apply_chat_template(messages(index), options); });
 }
 
