@@ -149,6 +149,7 @@ bi, usual = steps_of(sys.argv[1])[1], steps_of(sys.argv[2])[1]
 assert bi["training/rollout_probs_diff_max"] == 0.0, bi["training/rollout_probs_diff_max"]
 assert bi["training/rollout_probs_diff_valid"] == 1, bi["training/rollout_probs_diff_valid"]
 assert "training/rollout_actor_probs_pearson_corr" in bi, sorted(bi)
+assert bi["perf/cpu_memory_used_gb"] > 0, sorted(bi)
 assert bi["actor/ppo_kl"] == 0.0 and bi["actor/pg_clipfrac"] == 0, bi["actor/ppo_kl"]
 # (the probabilities of a near-uniform tiny model can agree; their log-ratio, ppo_kl, still differs)
 assert usual["training/rollout_probs_diff_max"] > 0 or usual["actor/ppo_kl"] != 0, \

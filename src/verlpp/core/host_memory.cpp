@@ -3,9 +3,55 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "verlpp/core/error.h"
 
 namespace verlpp {
+namespace {
+
+// /proc/meminfo's "Name:   123 kB" lines as name -> kB.
+std::map<std::string, double> meminfo_fields(std::string_view text) {
+  std::map<std::string, double> out;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      out[line.substr(0, colon)] = std::stod(line.substr(colon + 1));
+    } catch (const std::exception&) {
+      continue;  // a line without a number
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> used_memory_bytes(std::string_view meminfo) {
+  const auto fields = meminfo_fields(meminfo);
+  double kb[5] = {};
+  const char* names[5] = {"MemTotal", "MemFree", "Buffers", "Cached", "SReclaimable"};
+  for (int i = 0; i < 5; ++i) {
+    const auto it = fields.find(names[i]);
+    if (it == fields.end()) return std::nullopt;
+    kb[i] = it->second;
+  }
+  double used = kb[0] - kb[1] - kb[2] - (kb[3] + kb[4]);
+  if (used < 0) used = kb[0] - kb[1];
+  return used * 1024.0;
+}
+
+std::optional<double> used_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return used_memory_bytes(text.str());
+}
 
 double physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);

@@ -4,12 +4,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace verlpp {
 
 // Bytes of physical memory (sysconf); 0 when the system does not say.
 double physical_memory_bytes();
+
+// Memory in use on the machine as psutil.virtual_memory().used counts it on Linux (verl's
+// perf/cpu_memory_used_gb): MemTotal - MemFree - Buffers - (Cached + SReclaimable), or
+// MemTotal - MemFree when that is negative, in bytes, from /proc/meminfo's text (kB values).
+// nullopt when a field is missing.
+std::optional<double> used_memory_bytes(std::string_view meminfo);
+// The same for this machine now; nullopt without /proc/meminfo.
+std::optional<double> used_memory_bytes();
 
 // Throws verlpp::Error "WHAT need about X GB, more than this machine's Y GB of memory" when
 // `bytes` exceeds physical memory; nothing when it fits or the memory is unknown.

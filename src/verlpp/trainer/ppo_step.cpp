@@ -19,6 +19,7 @@
 #include "verlpp/core/device_memory.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
+#include "verlpp/core/host_memory.h"
 #include "verlpp/core/splitmix64.h"
 #include "verlpp/data/seqlen_balancing.h"
 #include "verlpp/engine/log_prob.h"
@@ -185,6 +186,9 @@ void update_actor(PpoContext& ctx, const data::Batch& batch, PhaseTimer& timer, 
   if (const auto peak = device_memory_peak(ctx.actor->model().device())) {
     metrics["perf/max_memory_allocated_gb"] = peak->max_allocated_gib;
     metrics["perf/max_memory_reserved_gb"] = peak->max_reserved_gib;
+  }
+  if (const auto used = used_memory_bytes()) {
+    metrics["perf/cpu_memory_used_gb"] = *used / (1024.0 * 1024.0 * 1024.0);
   }
 }
 
