@@ -96,7 +96,8 @@ straight, a, b = steps(sys.argv[1]), steps(sys.argv[2]), steps(sys.argv[3])
 assert sorted(a) == [1] and sorted(b) == [2], (sorted(a), sorted(b))
 for step, got in ((1, a[1]), (2, b[2])):
     for k, v in straight[step].items():
-        if k.startswith(("timing", "perf/time", "perf/throughput", "perf/mfu", "perf/max_memory")):
+        if k.startswith(("timing", "perf/time", "perf/throughput", "perf/mfu", "perf/max_memory",
+                          "perf/cpu_memory")):
             continue
         assert abs(got[k] - v) <= 1e-5 * max(1.0, abs(v)), (step, k, got[k], v)
 PY
