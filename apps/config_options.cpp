@@ -1,6 +1,7 @@
 #include "config_options.h"
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace verlpp::apps {
 
@@ -8,7 +9,7 @@ void add_config_options(CLI::App& command, config::ConfigRequest& request) {
   command.add_option("--config-path", request.config_path,
                      "directory of the primary config (as Hydra's)");
   command.add_option("--config-name", request.config_name,
-                     "primary config name (default ppo_trainer)");
+                     "primary config name (default " + request.config_name + ")");
   command.add_option("overrides", request.overrides,
                      "verl overrides: key=value, +key=value, ++key=value, ~key");
 }
