@@ -11,7 +11,9 @@
 #     name: a branch's commits measured one by one from `git format-patch main..branch`. The tree
 #     is left at the last stage, so that a later script in the same call tests the branch's tip.
 # Then runs each shape on every build in turn, ROUNDS times (default 2), so that a difference
-# between builds can be told from the drift within the call; no run starts after DEADLINE seconds
+# between builds can be told from the drift within the call (REUSE="name ..." skips the builds and
+# runs the benchmarks an earlier call kept in .ab/bin on the same warm machine; do not carry .ab
+# then, or they are replaced); no run starts after DEADLINE seconds
 # (default 540). SHAPES (default "static engine grpo"): static = 256 x 512 -> 1,024 (Qwen3-0.6B)
 # with static batches; engine = the same with the engine; grpo = 64 GSM8K prompts x n 8 stopping at
 # any of 500 end ids, up to 1,024 tokens, engine; grpo128 = grpo under max_num_seqs 128. With HF=1,
@@ -41,15 +43,20 @@ build() {
   echo "built $name at $((SECONDS - start)) s"
 }
 
-read -r -a bases <<< "${BASE:-}"
-for tree in "${bases[@]}"; do build "$tree" "$(basename "$tree")"; done
-build . this
-read -r -a stages <<< "${STAGES:-}"
-for stage in "${stages[@]}"; do
-  if command -v git > /dev/null; then apply=(git apply -p1); else apply=(patch -p1 --forward --quiet -i); fi
-  "${apply[@]}" "${stage#*=}" || { echo "patch ${stage#*=} does not apply"; exit 1; }
-  build . "${stage%%=*}"
-done
+if [ -n "${REUSE:-}" ]; then  # a later call on the same machine: the benchmarks kept there
+  read -r -a names <<< "$REUSE"
+  for name in "${names[@]}"; do [ -x "$bins/$name" ] || { echo "no kept benchmark $bins/$name"; exit 1; }; done
+else
+  read -r -a bases <<< "${BASE:-}"
+  for tree in "${bases[@]}"; do build "$tree" "$(basename "$tree")"; done
+  build . this
+  read -r -a stages <<< "${STAGES:-}"
+  for stage in "${stages[@]}"; do
+    if command -v git > /dev/null; then apply=(git apply -p1); else apply=(patch -p1 --forward --quiet -i); fi
+    "${apply[@]}" "${stage#*=}" || { echo "patch ${stage#*=} does not apply"; exit 1; }
+    build . "${stage%%=*}"
+  done
+fi
 
 hf=""
 if [ "${HF:-0}" = 1 ]; then
