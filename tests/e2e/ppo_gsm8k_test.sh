@@ -70,6 +70,9 @@ assert s1["actor/lr"] == 0.01 and s1["training/global_step"] == 1
 assert 1 <= s1["response_length/mean"] <= 8
 assert steps[2]["actor/kl_loss"] > 0, "the policy did not move away from the reference"
 assert "timing_s/dump_rollout_generations" in s1, "no dump timing"
+# verl's single-turn agent loop counts the prompt's user turn and the response: 2 turns a row.
+assert s1["training/num_turns/mean"] == 2 and s1["training/num_turns/min"] == 2, s1
+assert steps[0]["val-aux/num_turns/mean"] == 2, sorted(steps[0])
 PY
 # trainer.rollout_data_dir / validation_data_dir: verl's {dir}/{step}.jsonl, one row per sample, its
 # fields in verl's order; the scores average to the step's critic/score/mean.

@@ -64,7 +64,8 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   m["training/epoch"] = static_cast<double>(epoch);
   for (const Metrics& part :
        {compute_data_metrics(out.batch), compute_timing_metrics(out.batch, timer.seconds()),
-        compute_throughput_metrics(out.batch, timer.seconds(), ctx.world.size())}) {
+        compute_throughput_metrics(out.batch, timer.seconds(), ctx.world.size()),
+        compute_num_turns_metrics("training")}) {
     m.insert(part.begin(), part.end());
   }
   return m;

@@ -14,6 +14,7 @@
 #include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/generation_dump.h"
 #include "verlpp/trainer/ppo_step.h"
+#include "verlpp/trainer/step_metrics.h"
 #include "verlpp/trainer/validation_metrics.h"
 
 namespace verlpp::trainer {
@@ -95,7 +96,10 @@ Metrics validate(PpoContext& ctx, std::int64_t global_step) {
   if (dump_dir && ctx.world.is_main()) {
     write_generations(config::expand_home(*dump_dir), global_step, records);
   }
-  return validation_metrics(samples);
+  Metrics out = validation_metrics(samples);
+  const Metrics turns = compute_num_turns_metrics("val-aux");
+  out.insert(turns.begin(), turns.end());
+  return out;
 }
 
 }  // namespace verlpp::trainer

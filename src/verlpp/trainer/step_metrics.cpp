@@ -104,4 +104,11 @@ Metrics compute_throughput_metrics(const StepBatch& batch,
           {"perf/throughput", tokens / (step->second * static_cast<double>(n_gpus))}};
 }
 
+Metrics compute_num_turns_metrics(const std::string& prefix) {
+  constexpr double kSingleTurn = 2.0;  // the user's prompt and the response
+  return {{prefix + "/num_turns/mean", kSingleTurn},
+          {prefix + "/num_turns/max", kSingleTurn},
+          {prefix + "/num_turns/min", kSingleTurn}};
+}
+
 }  // namespace verlpp::trainer

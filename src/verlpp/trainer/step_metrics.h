@@ -46,4 +46,9 @@ Metrics compute_throughput_metrics(const StepBatch& batch,
                                    const std::map<std::string, double>& timing_s,
                                    std::int64_t n_gpus);
 
+// {prefix}/num_turns/{mean,max,min} (prefix "training" per step, "val-aux" in validation): verl's
+// turns per sample. verlpp's rollout is single-turn, one user and one assistant turn a row, which
+// verl's single-turn agent loop counts as 2.
+Metrics compute_num_turns_metrics(const std::string& prefix);
+
 }  // namespace verlpp::trainer
