@@ -2,8 +2,8 @@
 weights of the final checkpoints. Usage:
   compare_runs.py METRICS_A METRICS_B CKPT_A CKPT_B KEYS TOL
 KEYS: comma-separated metric names that must agree within TOL (relative to max(1, |a|)); '*' means
-every metric except timing_s/*, timing_per_token_ms/*, perf/* and
-training/rollout_probs_diff_*. Weights (every tensor of
+every metric except timing_s/*, timing_per_token_ms/*, perf/*,
+training/rollout_probs_diff_* and train/mfu (timings). Weights (every tensor of
 global_step_N/actor/huggingface/model.safetensors of the last step) must agree within TOL
 absolute. Pure Python: reads safetensors F32 tensors with struct. steps_of is also imported by the
 e2e scripts' own checks."""
@@ -36,7 +36,8 @@ def tensors_of(path):
 
 
 def skipped(key):
-    return key.startswith(("timing_s/", "timing_per_token_ms/", "perf/", "training/rollout_probs_diff"))
+    return key.startswith(("timing_s/", "timing_per_token_ms/", "perf/", "training/rollout_probs_diff",
+                           "train/mfu"))
 
 
 def main():

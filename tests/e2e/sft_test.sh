@@ -48,6 +48,18 @@ for step in 1 2 3; do
     fail "no metrics line for step $step: $out"
 done
 grep -qE "^step:3 - .*val/loss:[0-9.]+" <<<"$out" || fail "no val/loss after the last step: $out"
+# verl's train/total_tokens(B): the running sum of train/global_tokens, in billions; train/mfu 0 on
+# a CPU (no promised FLOP/s).
+python3 - "$out" <<'PY' || fail "train/total_tokens(B) is not the running sum of train/global_tokens"
+import re, sys
+total = 0
+for step in (1, 2, 3):
+    line = re.search(rf"^step:{step} - (.*)$", sys.argv[1], re.M).group(1)
+    m = dict(kv.split(":", 1) for kv in line.split(" - "))
+    total += float(m["train/global_tokens"])
+    assert abs(float(m["train/total_tokens(B)"]) - total / 1e9) <= 1e-5 * total / 1e9, (m, total)
+    assert float(m["train/mfu"]) == 0, m
+PY
 grep -qF "model for \`verlpp ppo\`: $work/ckpt/global_step_3/actor/huggingface" <<<"$out" ||
   grep -qF "model for \`verlpp ppo\`: ckpt/global_step_3/actor/huggingface" <<<"$out" ||
   fail "final model folder not reported: $out"

@@ -7,10 +7,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
 
 #include "verlpp/config/home_path.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/gpu_name.h"
 #include "verlpp/core/log.h"
 #include "verlpp/core/torch_compat.h"
 #include "verlpp/data/dataloader.h"
@@ -25,6 +29,7 @@
 #include "verlpp/trainer/adamw_settings.h"
 #include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/data_parallel.h"
+#include "verlpp/trainer/flops.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
 #include "verlpp/trainer/sft_loss.h"
@@ -78,6 +83,14 @@ std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig
     Batch& micro = out.emplace_back();
     for (const std::int64_t row : piece) micro.push_back(batch[static_cast<std::size_t>(row)]);
   }
+  return out;
+}
+
+// Each sequence's token count (prompt and response), verl's batch_seqlens.
+std::vector<std::int64_t> sequence_lengths(const Batch& batch) {
+  std::vector<std::int64_t> out;
+  for (const auto* example : batch)
+    out.push_back(static_cast<std::int64_t>(example->input_ids.size()));
   return out;
 }
 
@@ -248,15 +261,29 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
                     config.trainer.logger);
   ProgressBar progress(summary.last_step + 1, run.last_step);
+  const DecoderShape shape = decoder_shape(run.model.config());
+  const std::string device_name = run.device.is_cuda() ? cuda_device_name(run.device.index()) : "";
+  double total_tokens = 0.0;  // since this process started, as verl counts
   for (std::int64_t step = summary.last_step + 1; step <= run.last_step; ++step) {
+    const auto start = std::chrono::steady_clock::now();
     const Batch batch = run.take(run.loader.next());
     Metrics metrics;
     metrics["train/lr"] = run.optimizer().lr();
     metrics["train/loss"] = run.accumulate(batch);
     metrics["train/grad_norm"] = run.optimizer().step().grad_norm;
-    metrics["train/global_tokens"] = static_cast<double>(count_learned(batch));
     run.optimizer().zero_grad();
     run.optimizer().advance_lr();
+    // verl's sft_trainer: the step's tokens (every sequence whole), their running sum in billions,
+    // and MFU over the step's time.
+    const std::vector<std::int64_t> seqlens = sequence_lengths(batch);
+    const double tokens = std::accumulate(seqlens.begin(), seqlens.end(), 0.0);
+    total_tokens += tokens;
+    metrics["train/global_tokens"] = tokens;
+    metrics["train/total_tokens(B)"] = total_tokens / 1e9;
+    metrics["train/mfu"] =
+        mfu(training_flops(shape, seqlens),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            device_name, run.world.size());
     const bool last = step == run.last_step;
     const auto due = [&](std::int64_t freq) { return freq > 0 && (last || step % freq == 0); };
     if (run.val && (due(config.trainer.test_freq) || last)) {

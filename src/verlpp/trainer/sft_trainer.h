@@ -7,7 +7,9 @@
 // drop_last), splits them into micro-batches (data.micro_batch_size_per_gpu sequences, or with
 // data.use_dynamic_bsz as many as fit in data.max_token_len_per_gpu tokens), accumulates the
 // gradient of sft_loss (sft_loss.h) and takes one AdamW step (optim.*; engine/optimizer.h).
-// Metrics (trainer.logger): train/loss, train/grad_norm, train/lr, train/global_tokens, and
+// Metrics (trainer.logger): train/loss, train/grad_norm, train/lr, train/global_tokens (the step's
+// sequences' tokens, prompts included), train/total_tokens(B) (their sum since the process
+// started, in billions), train/mfu (verl's formula over the step's time; 0 on a CPU), and
 // val/loss (token-mean NLL over data.val_files) every trainer.test_freq steps and after the last.
 // Checkpoints every trainer.save_freq steps and always after the last step (the run's product),
 // in the train_checkpoint.h layout:
