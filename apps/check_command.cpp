@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -27,12 +26,7 @@ int check_sft(const Options& options) {
   if (options.print_config) std::cout << config::to_yaml(report.composed.root);
   std::cout << fmt::format("== sft config: {}\n", report.composed.origin)
             << config::format_ignored(report.ignored) << config::format_findings(report.findings);
-  return std::none_of(report.findings.begin(), report.findings.end(),
-                      [](const config::Finding& f) {
-                        return f.severity == config::Finding::Severity::error;
-                      })
-             ? 0
-             : 1;
+  return config::no_errors(report.findings) ? 0 : 1;
 }
 
 }  // namespace

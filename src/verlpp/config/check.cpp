@@ -99,10 +99,7 @@ void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
   }
 }
 
-bool CheckReport::valid() const {
-  return std::none_of(findings.begin(), findings.end(),
-                      [](const Finding& f) { return f.severity == Finding::Severity::error; });
-}
+bool CheckReport::valid() const { return no_errors(findings); }
 
 CheckReport check_config(const ConfigRequest& request) {
   CheckReport report;

@@ -2,6 +2,7 @@
 // (notice), with the key involved and one concrete fix.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ inline void add_error(Findings& out, std::string key, std::string message, std::
 
 inline void add_notice(Findings& out, std::string key, std::string message, std::string fix = "") {
   out.push_back({Finding::Severity::notice, std::move(key), std::move(message), std::move(fix)});
+}
+
+// True when no finding is an error (notices only, or none).
+inline bool no_errors(const Findings& findings) {
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const Finding& f) { return f.severity == Finding::Severity::error; });
 }
 
 }  // namespace verlpp::config

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <utility>
 
+#include "verlpp/config/override.h"
+
 namespace verlpp::config {
 namespace {
 
@@ -37,17 +39,6 @@ std::string moved_path(const std::string& path) {
   return "";
 }
 
-// Sets `value` at dotted `path`, creating maps on the way.
-void set_path(Node& root, const std::string& path, const Node& value) {
-  const std::vector<std::string> parts = split_path(path);
-  Node* node = &root;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    Node* child = node->find(parts[i]);
-    node = child != nullptr && child->is_map() ? child : &node->set(parts[i], Node::map());
-  }
-  node->set(parts.back(), value);
-}
-
 }  // namespace
 
 void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys) {
@@ -62,7 +53,12 @@ void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys) {
       const Node* value = find_path(root, leaf);
       const std::string to = moved_path(leaf);
       if (value == nullptr || value->is_null() || to.empty()) continue;
-      set_path(root, to, *value);
+      Override move;  // as `++TO=VALUE`
+      move.op = Override::Op::force;
+      move.path = to;
+      move.value = *value;
+      move.text = "++" + to + " (moved from " + leaf + ")";
+      apply_override(root, move);
     }
   }
   for (std::string& key : user_keys) {

@@ -39,6 +39,9 @@ std::vector<std::vector<std::int64_t>> micro_batch_indices(const at::Tensor& att
                                                            const MicroBatching& how,
                                                            const dist::Communicator& dp = {});
 
+// The micro-batches' outputs back in the batch's row order: parts[i] holds the rows pieces[i]
+// lists, in that order (as micro_batch_indices returns them), along dimension 0; the result is
+// their concatenation with row r of the batch at index r.
 at::Tensor in_batch_order(const std::vector<at::Tensor>& parts,
                           const std::vector<std::vector<std::int64_t>>& pieces);
 

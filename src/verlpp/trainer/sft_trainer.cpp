@@ -64,14 +64,18 @@ data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
   return c;
 }
 
+// Each sequence's token count (prompt and response), verl's batch_seqlens.
+std::vector<std::int64_t> sequence_lengths(const Batch& batch) {
+  std::vector<std::int64_t> out;
+  for (const auto* example : batch)
+    out.push_back(static_cast<std::int64_t>(example->input_ids.size()));
+  return out;
+}
+
 // Micro-batches of a step: fixed sequence counts, or verl's token-budget partition
 // (use_dynamic_bsz; engine::micro_batch_indices, as many micro-batches on every rank of `dp`).
 std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig& d,
                                  const dist::Communicator& dp) {
-  std::vector<std::int64_t> tokens;
-  for (const data::SftExample* example : batch) {
-    tokens.push_back(static_cast<std::int64_t>(example->input_ids.size()));
-  }
   engine::MicroBatching how;
   if (d.use_dynamic_bsz) {
     how.max_tokens = d.max_token_len_per_gpu;
@@ -79,18 +83,10 @@ std::vector<Batch> micro_batches(const Batch& batch, const config::SftDataConfig
     how.rows = d.micro_batch_size_per_gpu;
   }
   std::vector<Batch> out;
-  for (const auto& piece : engine::micro_batch_indices(tokens, how, dp)) {
+  for (const auto& piece : engine::micro_batch_indices(sequence_lengths(batch), how, dp)) {
     Batch& micro = out.emplace_back();
     for (const std::int64_t row : piece) micro.push_back(batch[static_cast<std::size_t>(row)]);
   }
-  return out;
-}
-
-// Each sequence's token count (prompt and response), verl's batch_seqlens.
-std::vector<std::int64_t> sequence_lengths(const Batch& batch) {
-  std::vector<std::int64_t> out;
-  for (const auto* example : batch)
-    out.push_back(static_cast<std::int64_t>(example->input_ids.size()));
   return out;
 }
 
