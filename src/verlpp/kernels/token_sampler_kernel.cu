@@ -9,9 +9,9 @@ namespace verlpp::kernels {
 namespace {
 
 constexpr int kThreads = 1024;
-constexpr int kItems = 4;  // consecutive vocabulary entries per thread and tile
+constexpr int kWarps = kThreads / 32;  // the row is cut into one chunk per warp
+constexpr int kItems = 4;              // consecutive vocabulary entries per thread and tile
 constexpr int kTile = kThreads * kItems;
-constexpr int kMaxTiles = static_cast<int>(kTokenSamplerMaxVocab / kTile);
 
 // Running maximum and sum of exp(x - maximum).
 struct MaxSum {
@@ -20,7 +20,7 @@ struct MaxSum {
 
 __device__ MaxSum combine(MaxSum a, MaxSum b) {
   const float m = fmaxf(a.m, b.m);
-  if (m == -INFINITY) return {m, 0.0f};
+  if (m == -INFINITY) return {m, a.s + b.s};  // 0, or NaN from a NaN entry
   return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
 }
 
@@ -31,26 +31,35 @@ __device__ MaxSum add(MaxSum a, float x) {
   return {a.m, a.s + expf(x - a.m)};
 }
 
-struct CombineMaxSum {
-  __device__ MaxSum operator()(const MaxSum& a, const MaxSum& b) const { return combine(a, b); }
-};
+__device__ MaxSum warp_combine(MaxSum v) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v = combine(
+        v, {__shfl_xor_sync(0xffffffffu, v.m, offset), __shfl_xor_sync(0xffffffffu, v.s, offset)});
+  }
+  return v;
+}
 
 struct Least {
   __device__ int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
 };
 
-using BlockMaxSum = cub::BlockReduce<MaxSum, kThreads>;
+struct Most {
+  __device__ int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
+};
+
 using BlockScan = cub::BlockScan<float, kThreads>;
-using BlockMin = cub::BlockReduce<int64_t, kThreads>;
+using BlockIndex = cub::BlockReduce<int64_t, kThreads>;
 
 struct Shared {
   union {
-    typename BlockMaxSum::TempStorage max_sum;
     typename BlockScan::TempStorage scan;
-    typename BlockMin::TempStorage min;
+    typename BlockIndex::TempStorage index;
   } temp;
-  float carries[kMaxTiles + 1];  // cumulative sum before each tile; carries[tiles] = total
+  MaxSum chunks[kWarps];
+  float carries[kWarps + 1];  // cumulative sum before each chunk; carries[kWarps] = total
   MaxSum row;
+  float next_carry;
+  int64_t index;
 };
 
 template <typename T>
@@ -58,17 +67,18 @@ __device__ float scaled(const TokenSamplerParams& p, const T* z, int64_t i) {
   return __fmul_rn(load(z, i), p.inverse_temperature);
 }
 
-// This thread's kItems entries of tile `tile`: exp(x - m) (0 past the vocabulary) and their
-// running sums; returns the thread's sum.
+// This thread's kItems entries from `first` (before `end`): exp(x - m) (0 from `end` on) and their
+// running sums; returns the thread's sum and raises `last_positive` to its last entry > 0.
 template <typename T>
-__device__ float tile_items(const TokenSamplerParams& p, const T* z, int tile, float m,
-                            float (&running)[kItems]) {
-  const int64_t first = int64_t{tile} * kTile + int64_t{threadIdx.x} * kItems;
+__device__ float tile_items(const TokenSamplerParams& p, const T* z, int64_t first, int64_t end,
+                            float m, float (&running)[kItems], int64_t& last_positive) {
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const int64_t i = first + j;
-    sum += i < p.vocab ? expf(scaled(p, z, i) - m) : 0.0f;
+    const float e = i < end ? expf(scaled(p, z, i) - m) : 0.0f;
+    if (e > 0.0f) last_positive = i;
+    sum += e;
     running[j] = sum;
   }
   return sum;
@@ -83,54 +93,91 @@ __device__ float thread_base(Shared& shared, float carry, float thread_sum) {
   return carry + before;
 }
 
+// `value` reduced over the block by `op`, in every thread.
+template <typename Op>
+__device__ int64_t block_index(Shared& shared, int64_t value, Op op) {
+  const int64_t reduced = BlockIndex(shared.temp.index).Reduce(value, op);
+  if (threadIdx.x == 0) shared.index = reduced;
+  __syncthreads();
+  const int64_t result = shared.index;
+  __syncthreads();
+  return result;
+}
+
+// Pass 1: each warp's chunk [w chunk, (w + 1) chunk) as {max, sum of exp(x - max)}, lanes strided;
+// then (thread 0) the row's max and sum and the chunks' cumulative sums relative to the row's max.
+template <typename T>
+__device__ void chunk_sums(const TokenSamplerParams& p, const T* z, int64_t chunk, Shared& shared) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t begin = warp * chunk, end = min(p.vocab, begin + chunk);
+  MaxSum mine{-INFINITY, 0.0f};
+  for (int64_t i = begin + lane; i < end; i += 32) mine = add(mine, scaled(p, z, i));
+  mine = warp_combine(mine);
+  if (lane == 0) shared.chunks[warp] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    MaxSum row{-INFINITY, 0.0f};
+    for (int w = 0; w < kWarps; ++w) row = combine(row, shared.chunks[w]);
+    shared.row = row;
+    shared.carries[0] = 0.0f;
+    for (int w = 0; w < kWarps; ++w) {
+      const MaxSum c = shared.chunks[w];
+      const float relative = c.m == -INFINITY ? c.s : c.s * expf(c.m - row.m);
+      shared.carries[w + 1] = shared.carries[w] + relative;
+    }
+  }
+  __syncthreads();
+}
+
+// Pass 2: the draw inside chunk `found` [begin, end) whose sums start at `carry`: tiles of the
+// whole block with a block scan each, until one holds the first cumulative sum above `target`.
+// When rounding leaves none (the chunk's own sums fall short of its pass-1 total), its last entry
+// of positive weight.
+template <typename T>
+__device__ int64_t draw_in_chunk(const TokenSamplerParams& p, const T* z, int64_t begin,
+                                 int64_t end, float carry, float target, float m, Shared& shared) {
+  int64_t last_positive = -1;
+  for (int64_t tile = begin; tile < end; tile += kTile) {
+    float running[kItems];
+    const int64_t first = tile + int64_t{threadIdx.x} * kItems;
+    const float sum = tile_items(p, z, first, end, m, running, last_positive);
+    const float base = thread_base(shared, carry, sum);
+    int64_t crossing = INT64_MAX;
+#pragma unroll
+    for (int j = kItems - 1; j >= 0; --j) {
+      if (first + j < end && base + running[j] > target) crossing = first + j;
+    }
+    if (threadIdx.x == kThreads - 1) shared.next_carry = base + sum;
+    const int64_t least = block_index(shared, crossing, Least());
+    if (least != INT64_MAX) return least;
+    carry = shared.next_carry;
+  }
+  return block_index(shared, last_positive, Most());
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) token_sampler_kernel(TokenSamplerParams p) {
   __shared__ Shared shared;
   const int64_t row = blockIdx.x;
   const T* z = static_cast<const T*>(p.logits) + row * p.row_stride;
-  const int tiles = static_cast<int>((p.vocab + kTile - 1) / kTile);
-
-  MaxSum mine{-INFINITY, 0.0f};
-  for (int64_t i = threadIdx.x; i < p.vocab; i += kThreads) mine = add(mine, scaled(p, z, i));
-  const MaxSum all = BlockMaxSum(shared.temp.max_sum).Reduce(mine, CombineMaxSum());
-  if (threadIdx.x == 0) shared.row = all;
-  __syncthreads();
+  const int64_t chunk = (p.vocab + kWarps - 1) / kWarps;
+  chunk_sums(p, z, chunk, shared);
   const float m = shared.row.m;
-
-  // The cumulative sums at the tiles' ends; the last entry of tile k ends at carries[k + 1].
-  float carry = 0.0f;
-  if (threadIdx.x == 0) shared.carries[0] = 0.0f;
-  for (int tile = 0; tile < tiles; ++tile) {
-    float running[kItems];
-    const float sum = tile_items(p, z, tile, m, running);
-    const float base = thread_base(shared, carry, sum);
-    if (threadIdx.x == kThreads - 1) shared.carries[tile + 1] = base + sum;
-    __syncthreads();
-    carry = shared.carries[tile + 1];
-  }
-  const float total = carry;
+  const float total = shared.carries[kWarps];
   const float target = fminf(static_cast<float>(p.uniforms[row] * static_cast<double>(total)),
                              nextafterf(total, 0.0f));
-  int found = tiles;  // the tile holding the draw; none when the sums are NaN
-  for (int tile = 0; tile < tiles; ++tile) {
-    if (shared.carries[tile + 1] > target) {
-      found = tile;
+  int found = kWarps;  // the chunk holding the draw; none when the sums are NaN
+  for (int w = 0; w < kWarps; ++w) {
+    if (shared.carries[w + 1] > target) {
+      found = w;
       break;
     }
   }
   int64_t token = p.vocab - 1;
-  if (found < tiles) {
-    float running[kItems];
-    const float sum = tile_items(p, z, found, m, running);
-    const float base = thread_base(shared, shared.carries[found], sum);
-    int64_t first = INT64_MAX;
-    const int64_t start = int64_t{found} * kTile + int64_t{threadIdx.x} * kItems;
-#pragma unroll
-    for (int j = kItems - 1; j >= 0; --j) {
-      if (start + j < p.vocab && base + running[j] > target) first = start + j;
-    }
-    const int64_t least = BlockMin(shared.temp.min).Reduce(first, Least());
-    if (least != INT64_MAX) token = least;
+  if (found < kWarps) {
+    const int64_t begin = found * chunk, end = min(p.vocab, begin + chunk);
+    const int64_t drawn = draw_in_chunk(p, z, begin, end, shared.carries[found], target, m, shared);
+    if (drawn >= 0) token = drawn;
   }
   if (threadIdx.x == 0) {
     p.tokens[row] = token;

@@ -2,9 +2,10 @@
 // float64 on the host from the same fp32 scaled logits: the token of every row whose draw is not
 // within 1e-6 of the total from a cumulative boundary (fp32 sums over 151,936 entries may be off
 // by that much; half the rows or more are that far), and log_softmax of the token; over Qwen3's
-// vocabulary (37 full tiles and a partial one), in fp32, bf16 and fp16, at temperatures 1 and 0.7,
-// through rollout::sample_tokens (which must take the kernel: equal results). Also a row that is
-// NaN, a draw at the top of the last token with probability, and the binding's one-line error.
+// vocabulary (32 chunks of 4,748 entries, two tiles each), in fp32, bf16 and fp16, at temperatures
+// 1 and 0.7, through rollout::sample_tokens (which must take the kernel: equal results). Also a row
+// that is NaN, a draw at the top of the last token with probability, and the binding's one-line
+// error.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
