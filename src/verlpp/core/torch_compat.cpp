@@ -23,12 +23,6 @@
 #else
 #define VERLPP_HAS_FLASH_KVCACHE 0
 #endif
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-#include <ATen/ops/_fused_rms_norm.h>
-#define VERLPP_HAS_FUSED_RMS_NORM 1
-#else
-#define VERLPP_HAS_FUSED_RMS_NORM 0
-#endif
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
 #include <ATen/ops/_foreach_copy.h>
 #define VERLPP_HAS_FOREACH_COPY 1
@@ -108,17 +102,6 @@ at::Tensor flash_attention_kvcache(const at::Tensor& q, const at::Tensor& k_cach
   throw Error(
       "flash attention over a KV cache needs LibTorch >= 2.5 with CUDA; this build "
       "has " TORCH_VERSION);
-#endif
-}
-
-bool has_fused_rms_norm() { return VERLPP_HAS_FUSED_RMS_NORM != 0; }
-
-at::Tensor fused_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-#if VERLPP_HAS_FUSED_RMS_NORM
-  return std::get<0>(at::_fused_rms_norm(x, {x.size(-1)}, weight, eps));
-#else
-  (void)x, (void)weight, (void)eps;
-  throw Error("fused RMSNorm needs LibTorch >= 2.9; this build has " TORCH_VERSION);
 #endif
 }
 

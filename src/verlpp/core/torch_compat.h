@@ -51,16 +51,6 @@ at::Tensor flash_attention_kvcache(const at::Tensor& q, const at::Tensor& k_cach
                                    const at::Tensor& v_cache, const at::Tensor& starts,
                                    const at::Tensor& lengths, int64_t max_length, double scale);
 
-// True when this LibTorch has ATen's fused RMSNorm (at::_fused_rms_norm with its backward,
-// PyTorch >= 2.9).
-bool has_fused_rms_norm();
-
-// y = x / sqrt(mean(x², last dim) + eps) * weight in one kernel (forward and backward), the
-// statistics in fp32; x [..., H] and weight [H] of one dtype; y like x. Differs from transformers'
-// RMSNorm (which rounds the normalised x to x's dtype before scaling) by one rounding of x's
-// dtype. Differentiable. Throws verlpp::Error when this build lacks it.
-at::Tensor fused_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
-
 // dst[i].copy_(src[i]) for every i (same shapes; dtypes may differ, e.g. bf16 gradients into fp32
 // buffers). On CUDA with PyTorch >= 2.2 one multi-tensor kernel (at::_foreach_copy_), vectorised
 // across dtypes too, where copy_'s bf16 -> fp32 cast kernel is not (about 0.5 TB/s on an H200);

@@ -30,16 +30,32 @@ __device__ float inverse_rms(const T* x, int dim, float eps, int lane) {
   return rsqrtf(warp_sum(squares) / static_cast<float>(dim) + eps);
 }
 
+// The row the norm reads: x, or with a residual s = T(x + residual) stored to p.sum (each lane
+// reads back only the elements it wrote).
+template <typename T>
+__device__ const T* input_row(const RmsNormParams& p, int64_t row, int lane) {
+  const T* x = static_cast<const T*>(p.x) + row * p.x_stride;
+  if (p.residual == nullptr) return x;
+  const T* residual = static_cast<const T*>(p.residual) + row * p.residual_stride;
+  T* sum = static_cast<T*>(p.sum) + row * p.dim;
+  for (int i = lane; i < p.dim; i += 32) store(sum, i, load(x, i) + load(residual, i));
+  return sum;
+}
+
 template <typename T>
 __global__ void forward_kernel(RmsNormParams p) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kForwardWarps + threadIdx.x / 32;
   if (row >= p.rows) return;
   const int lane = threadIdx.x % 32;
-  const T* x = static_cast<const T*>(p.x) + row * p.x_stride;
+  const T* x = input_row<T>(p, row, lane);
   const T* w = static_cast<const T*>(p.weight);
   T* y = static_cast<T*>(p.y) + row * p.dim;
   const float r = inverse_rms(x, p.dim, p.eps, lane);
-  if (p.z == nullptr) {
+  if (p.kind == RmsNormKind::scaled) {
+    for (int i = lane; i < p.dim; i += 32) store(y, i, load(w, i) * round_to(load(x, i) * r, w));
+    return;
+  }
+  if (p.kind == RmsNormKind::zero_centered) {
     for (int i = lane; i < p.dim; i += 32) store(y, i, load(x, i) * r * (load(w, i) + 1.f));
     return;
   }
@@ -57,9 +73,13 @@ struct ElementGrad {
 };
 
 template <typename T>
-__device__ ElementGrad element_grad(const T* w, const T* dy, const T* z, int i, float n) {
+__device__ ElementGrad element_grad(RmsNormKind kind, const T* w, const T* dy, const T* z, int i,
+                                    float n) {
   const float dyi = load(dy, i), wi = load(w, i);
-  if (z == nullptr) return {dyi * (wi + 1.f), dyi * n, 0.f};
+  if (kind == RmsNormKind::scaled) {
+    return {round_to(dyi * wi, w), round_to(dyi * round_to(n, w), w), 0.f};
+  }
+  if (kind == RmsNormKind::zero_centered) return {dyi * (wi + 1.f), dyi * n, 0.f};
   const float zi = load(z, i), s = sigmoid(zi);
   const float normed = round_to(n, w), gp = round_to(dyi * zi * s, w);
   const float scaled = round_to(wi * normed, w);
@@ -79,7 +99,7 @@ __device__ void backward_row(const RmsNormParams& p, int64_t row, int lane, floa
   float dot = 0.f;
   for (int i = lane; i < p.dim; i += 32) {
     const float n = load(x, i) * r;
-    const ElementGrad e = element_grad(w, dy, z, i, n);
+    const ElementGrad e = element_grad(p.kind, w, dy, z, i, n);
     dot = fmaf(e.g, n, dot);
     dw[i] += e.dw;
     if (dz != nullptr) store(dz, i, e.dz);
@@ -88,7 +108,7 @@ __device__ void backward_row(const RmsNormParams& p, int64_t row, int lane, floa
   T* dx = static_cast<T*>(p.dx) + row * p.dim;
   for (int i = lane; i < p.dim; i += 32) {
     const float n = load(x, i) * r;
-    store(dx, i, r * (element_grad(w, dy, z, i, n).g - n * mean_dot));
+    store(dx, i, r * (element_grad(p.kind, w, dy, z, i, n).g - n * mean_dot));
   }
 }
 

@@ -8,9 +8,9 @@
 #include "verlpp/core/batch_invariant_env.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
-#include "verlpp/core/torch_compat.h"
 #include "verlpp/kernels/decode_attention.h"
 #include "verlpp/kernels/invariant_ops.h"
+#include "verlpp/kernels/rms_norm.h"
 #include "verlpp/model/causal_lm.h"
 
 namespace verlpp::model {
@@ -32,7 +32,10 @@ const char* cuda_gap(const CausalLM& model) {
     return "CUDA attention shapes outside the decode kernel's (head_dim 64, 128 or 256, at most 8 "
            "query heads per kv head)";
   }
-  if (!compat::has_fused_rms_norm()) return "CUDA with a LibTorch that has no fused RMSNorm";
+  const at::Tensor hidden = at::empty({1, c.hidden_size}, options);
+  if (!kernels::can_rms_norm(hidden, at::empty({c.hidden_size}, options), at::Tensor())) {
+    return "CUDA without verlpp's RMSNorm kernel for this hidden size";
+  }
   return nullptr;
 }
 

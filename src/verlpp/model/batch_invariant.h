@@ -23,7 +23,7 @@ void set_batch_invariant(bool on);
 
 // Throws verlpp::Error naming VLLM_BATCH_INVARIANT when the mode is on and `model` has layers it
 // does not cover (Gated DeltaNet, a vision tower), or sits on CUDA in fp32, with attention shapes
-// verlpp's decode kernel does not take, or under a LibTorch without a fused RMSNorm.
+// verlpp's decode kernel does not take, or a hidden size its RMSNorm kernel does not take.
 void require_batch_invariant_support(const CausalLM& model);
 
 // For the commands that run a model (ppo with its policy, sft, generate, model score): sets the

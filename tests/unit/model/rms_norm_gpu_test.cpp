@@ -1,10 +1,13 @@
-// CUDA: Qwen3.5's RMSNorm kernels (kernels/rms_norm.h), forward and backward, against float64
-// autograd of transformers' formulas (fp32 inputs: no roundings to mirror) and against those
-// formulas in ATen on the same bf16 CUDA tensors (every rounding transformers makes), on a strided
-// x like the query half of Qwen3.5's fused query/gate projection; through model::
-// zero_centered_rms_norm / gated_rms_norm (the autograd function the models call). Also the
-// binding's one-line error, which runs without a GPU.
+// CUDA: the RMSNorm kernels (kernels/rms_norm.h: Llama's scaled norm, Qwen3.5's zero-centred and
+// gated norms), forward and backward, against float64 autograd of transformers' formulas (fp32
+// inputs: no roundings to mirror) and against those formulas in ATen on the same bf16 CUDA tensors
+// (every rounding transformers makes), on a strided x like the query half of Qwen3.5's fused
+// query/gate projection; through model::rms_norm / zero_centered_rms_norm / gated_rms_norm (the
+// autograd functions the models call). The fused residual add and norm (model::add_rms_norm)
+// against the ATen ops it replaces, bit for bit. Also the bindings' one-line errors, which run
+// without a GPU.
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,7 +25,12 @@ namespace {
 
 constexpr double kEps = 1e-6;
 
-// transformers' Qwen3_5RMSNorm / Qwen3_5RMSNormGated in ATen, in x's dtype.
+// transformers' LlamaRMSNorm / Qwen3_5RMSNorm / Qwen3_5RMSNormGated in ATen, in x's dtype.
+at::Tensor scaled_reference(const at::Tensor& x, const at::Tensor& w) {
+  const at::Tensor xf = x.to(at::kFloat);
+  return w * (xf * at::rsqrt(xf.pow(2).mean(-1, true) + kEps)).to(x.scalar_type());
+}
+
 at::Tensor zero_centered_reference(const at::Tensor& x, const at::Tensor& w) {
   const at::Tensor xf = x.to(at::kFloat);
   const at::Tensor n = xf * at::rsqrt(xf.pow(2).mean(-1, true) + kEps);
@@ -40,35 +48,73 @@ struct Inputs {
 };
 
 // x [T, H, d] as the first half of a [T, H, 2 d] projection (row stride 2 d), z and dy [T, H, d].
-Inputs make_inputs(at::ScalarType dtype, int64_t T, int64_t H, int64_t d, bool gated) {
+Inputs make_inputs(at::ScalarType dtype, int64_t T, int64_t H, int64_t d, RmsNormKind kind) {
+  const bool gated = kind == RmsNormKind::gated;
   at::Generator gen = make_generator(at::kCPU, 53);
   Inputs in;
   const at::Tensor wide = at::randn({T, H, 2 * d}, gen, at::kDouble) * 3.0;
   in.x = wide.to(at::kCUDA, dtype).narrow(2, 0, d);
-  in.w = (at::randn({d}, gen, at::kDouble) * 0.5 + (gated ? 1.0 : 0.0)).to(at::kCUDA, dtype);
+  const double center = kind == RmsNormKind::zero_centered ? 0.0 : 1.0;
+  in.w = (at::randn({d}, gen, at::kDouble) * 0.5 + center).to(at::kCUDA, dtype);
   in.z = gated ? (at::randn({T, H, d}, gen, at::kDouble) * 2.0).to(at::kCUDA, dtype) : at::Tensor();
   in.dy = at::randn({T, H, d}, gen, at::kDouble).to(at::kCUDA, dtype);
   return in;
 }
 
 // The kernel's (through model::) output and gradients [y, dx, dw, dz].
-std::vector<at::Tensor> run_kernel(const Inputs& in) {
+at::Tensor model_norm(RmsNormKind kind, const at::Tensor& x, const at::Tensor& z,
+                      const at::Tensor& w) {
+  switch (kind) {
+    case RmsNormKind::scaled:
+      return model::rms_norm(x, w, kEps);
+    case RmsNormKind::zero_centered:
+      return model::zero_centered_rms_norm(x, w, kEps);
+    case RmsNormKind::gated:
+      return model::gated_rms_norm(x, z, w, kEps);
+  }
+  return at::Tensor();
+}
+
+at::Tensor reference_norm(RmsNormKind kind, const at::Tensor& x, const at::Tensor& z,
+                          const at::Tensor& w) {
+  switch (kind) {
+    case RmsNormKind::scaled:
+      return scaled_reference(x, w);
+    case RmsNormKind::zero_centered:
+      return zero_centered_reference(x, w);
+    case RmsNormKind::gated:
+      return gated_reference(x, z, w);
+  }
+  return at::Tensor();
+}
+
+const char* kind_name(RmsNormKind kind) {
+  switch (kind) {
+    case RmsNormKind::scaled:
+      return "scaled";
+    case RmsNormKind::zero_centered:
+      return "zero-centred";
+    case RmsNormKind::gated:
+      return "gated";
+  }
+  return "";
+}
+
+std::vector<at::Tensor> run_kernel(const Inputs& in, RmsNormKind kind) {
   const at::Tensor x = in.x.detach().requires_grad_(true);
   const at::Tensor w = in.w.detach().requires_grad_(true);
   const at::Tensor z = in.z.defined() ? in.z.detach().requires_grad_(true) : at::Tensor();
-  const at::Tensor y = z.defined() ? model::gated_rms_norm(x, z, w, kEps)
-                                   : model::zero_centered_rms_norm(x, w, kEps);
+  const at::Tensor y = model_norm(kind, x, z, w);
   y.backward(in.dy);
   return {y.detach(), x.grad(), w.grad(), z.defined() ? z.grad() : at::Tensor()};
 }
 
-// The same from `reference` run in `dtype` on `device`.
-template <typename Reference>
-std::vector<at::Tensor> run_reference(const Inputs& in, at::ScalarType dtype, Reference reference) {
+// The same from transformers' formula run in `dtype`.
+std::vector<at::Tensor> run_reference(const Inputs& in, at::ScalarType dtype, RmsNormKind kind) {
   const at::Tensor x = in.x.to(dtype).detach().requires_grad_(true);
   const at::Tensor w = in.w.to(dtype).detach().requires_grad_(true);
   const at::Tensor z = in.z.defined() ? in.z.to(dtype).detach().requires_grad_(true) : at::Tensor();
-  const at::Tensor y = reference(x, z, w);
+  const at::Tensor y = reference_norm(kind, x, z, w);
   y.backward(in.dy.to(dtype));
   return {y.detach(), x.grad(), w.grad(), z.defined() ? z.grad() : at::Tensor()};
 }
@@ -85,28 +131,22 @@ void expect_close(const std::vector<at::Tensor>& got, const std::vector<at::Tens
 
 TEST(RmsNormGpu, MatchesFloat64AndTransformersRoundings) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  auto zero_centered = [](const at::Tensor& x, const at::Tensor&, const at::Tensor& w) {
-    return zero_centered_reference(x, w);
-  };
-  auto gated = [](const at::Tensor& x, const at::Tensor& z, const at::Tensor& w) {
-    return gated_reference(x, z, w);
-  };
-  // Shapes: Qwen3.5's q/k norm (d 256), the gated norm (dv 128), odd sizes, a hidden row (2048).
-  const int64_t shapes[][3] = {{37, 3, 256}, {301, 16, 128}, {5, 2, 41}, {9, 1, 2048}};
+  // Shapes: Qwen3's q/k norm (d 128), Qwen3.5's (d 256), the gated norm (dv 128), odd sizes, hidden
+  // rows (1024, 2048).
+  const int64_t shapes[][3] = {
+      {37, 3, 256}, {301, 16, 128}, {5, 2, 41}, {9, 1, 2048}, {64, 1, 1024}};
   for (const auto& s : shapes) {
-    for (const bool is_gated : {false, true}) {
-      const std::string what =
-          std::string(is_gated ? "gated" : "zero-centred") + " d " + std::to_string(s[2]);
-      const Inputs f32 = make_inputs(at::kFloat, s[0], s[1], s[2], is_gated);
+    for (const RmsNormKind kind :
+         {RmsNormKind::scaled, RmsNormKind::zero_centered, RmsNormKind::gated}) {
+      const std::string what = std::string(kind_name(kind)) + " d " + std::to_string(s[2]);
+      const Inputs f32 = make_inputs(at::kFloat, s[0], s[1], s[2], kind);
       if (!can_rms_norm(f32.x, f32.w, f32.z)) GTEST_SKIP() << "built without the kernel";
-      const auto want64 = is_gated ? run_reference(f32, at::kDouble, gated)
-                                   : run_reference(f32, at::kDouble, zero_centered);
-      expect_close(run_kernel(f32), want64, 2e-6, what + " fp32 vs float64");
+      expect_close(run_kernel(f32, kind), run_reference(f32, at::kDouble, kind), 2e-6,
+                   what + " fp32 vs float64");
 
-      const Inputs bf16 = make_inputs(at::kBFloat16, s[0], s[1], s[2], is_gated);
-      const auto want = is_gated ? run_reference(bf16, at::kBFloat16, gated)
-                                 : run_reference(bf16, at::kBFloat16, zero_centered);
-      const auto got = run_kernel(bf16);
+      const Inputs bf16 = make_inputs(at::kBFloat16, s[0], s[1], s[2], kind);
+      const auto want = run_reference(bf16, at::kBFloat16, kind);
+      const auto got = run_kernel(bf16, kind);
       expect_close(got, want, 8e-3, what + " bf16 vs transformers' roundings");
       // The forward rounds where transformers does: nearly every element is the same bits.
       const double equal = got[0].eq(want[0]).to(at::kDouble).mean().item<double>();
@@ -115,13 +155,50 @@ TEST(RmsNormGpu, MatchesFloat64AndTransformersRoundings) {
   }
 }
 
+// Without autograd the residual add and the norm after it run as one kernel; its sum and norm are
+// the bits of ATen's add followed by the plain norm, in bf16 and fp32, for both kinds.
+TEST(RmsNormGpu, FusedAddIsBitIdenticalToAddThenNorm) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::AutoGradMode no_grad(false);
+  for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
+    for (const RmsNormKind kind : {RmsNormKind::scaled, RmsNormKind::zero_centered}) {
+      const Inputs in = make_inputs(dtype, 77, 1, 1024, kind);
+      if (!can_rms_norm(in.x, in.w, at::Tensor())) GTEST_SKIP() << "built without the kernel";
+      const at::Tensor x = in.x.contiguous();
+      const at::Tensor delta = in.dy * 4.0;
+      const model::AddNorm fused = kind == RmsNormKind::scaled
+                                       ? model::add_rms_norm(x, delta, in.w, kEps)
+                                       : model::add_zero_centered_rms_norm(x, delta, in.w, kEps);
+      const at::Tensor sum = x + delta;
+      const std::string what = std::string(kind_name(kind)) + " " + c10::toString(dtype);
+      EXPECT_TRUE(at::equal(fused.sum, sum)) << what;
+      EXPECT_TRUE(at::equal(fused.normed, model_norm(kind, sum, at::Tensor(), in.w))) << what;
+    }
+  }
+}
+
 TEST(RmsNormGpu, WrongInputIsOneLineError) {
   try {
-    rms_norm_forward(at::zeros({2, 3, 4}), at::zeros({4}), at::Tensor(), kEps);
+    rms_norm_forward(at::zeros({2, 3, 4}), at::zeros({4}), at::Tensor(), kEps, RmsNormKind::scaled);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("rms norm kernel"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+  try {
+    rms_norm_forward(at::zeros({2, 4}), at::zeros({4}), at::Tensor(), kEps, RmsNormKind::gated);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("gate z must be given to the gated norm"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    add_rms_norm_forward(at::zeros({2, 4}), at::zeros({2, 5}), at::zeros({4}), kEps,
+                         RmsNormKind::scaled);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("residual like x"), std::string::npos) << e.what();
   }
 }
 

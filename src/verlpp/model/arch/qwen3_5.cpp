@@ -40,8 +40,9 @@ LayerOutput Qwen3_5Decoder::layer(int64_t layer, const at::Tensor& x,
   const at::Tensor h = zero_centered_rms_norm(x, l.input_layernorm, eps);
   const at::Tensor mixed = l.linear ? gated_deltanet(l.linear_attn, config_, h, ctx, layer)
                                     : gated_attention(l.self_attn, config_, h, ctx, layer);
-  const at::Tensor residual = x + mixed;
-  const at::Tensor m = zero_centered_rms_norm(residual, l.post_attention_layernorm, eps);
+  const AddNorm r = add_zero_centered_rms_norm(x, mixed, l.post_attention_layernorm, eps);
+  const at::Tensor& residual = r.sum;
+  const at::Tensor& m = r.normed;
   if (config_.moe.num_experts == 0) return {residual + swiglu(l.mlp, m), at::Tensor()};
   const MoeOutput moe = sparse_moe(l.moe, config_.moe, m);
   return {residual + (moe.hidden + shared_expert(l.shared, m)),

@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/custom_function.h>
 
-#include "verlpp/core/torch_compat.h"
 #include "verlpp/kernels/invariant_ops.h"
 #include "verlpp/kernels/rms_norm.h"
 #include "verlpp/model/batch_invariant.h"
@@ -11,6 +10,13 @@
 namespace verlpp::model {
 
 namespace {
+
+using kernels::RmsNormKind;
+
+at::Tensor normalized_fp32(const at::Tensor& x, double eps) {
+  const at::Tensor xf = x.to(at::kFloat);
+  return xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
+}
 
 // n = x_c * rsqrt(mean(x_c^2) + eps) in the compute type (kernels::invariant_rms_normalized);
 // backward dn -> dx = r (dn - n mean(dn n)), r = rsqrt(mean(x_c^2) + eps).
@@ -37,50 +43,29 @@ struct InvariantNormalized : torch::autograd::Function<InvariantNormalized> {
   }
 };
 
-}  // namespace
-
-at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  // Batch-invariant mode on the CPU; on CUDA the mode runs the fused kernel below (a block per
-  // row; model::require_batch_invariant_support checks that LibTorch has it).
-  if (batch_invariant() && !x.is_cuda()) {
-    return weight * InvariantNormalized::apply(x, eps).to(x.scalar_type());
-  }
-  if (x.is_cuda() && x.scalar_type() != at::kFloat && compat::has_fused_rms_norm()) {
-    return compat::fused_rms_norm(x, weight, eps);
-  }
-  const at::Tensor xf = x.to(at::kFloat);
-  const at::Tensor normed = xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
-  return weight * normed.to(x.scalar_type());
-}
-
-}  // namespace verlpp::model
-
-namespace verlpp::model {
-
-namespace {
-
-at::Tensor normalized_fp32(const at::Tensor& x, double eps) {
-  const at::Tensor xf = x.to(at::kFloat);
-  return xf * at::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + eps);
-}
-
-// Qwen3.5's norms in verlpp's CUDA kernels (kernels/rms_norm.h), forward and backward. Two
-// functions: autograd takes no undefined inputs, and the zero-centred norm has no gate z.
-struct KernelZeroCenteredRmsNorm : torch::autograd::Function<KernelZeroCenteredRmsNorm> {
+// A norm without a gate in verlpp's CUDA kernels (kernels/rms_norm.h), forward and backward. Two
+// functions: autograd takes no undefined inputs, and only the gated norm has a gate z.
+struct KernelRmsNorm : torch::autograd::Function<KernelRmsNorm> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
                                                 const at::Tensor& x, const at::Tensor& weight,
-                                                double eps) {
+                                                double eps, bool zero_centered) {
     ctx->save_for_backward({x, weight});
     ctx->saved_data["eps"] = eps;
-    return {kernels::rms_norm_forward(x, weight, at::Tensor(), eps)};
+    ctx->saved_data["zero_centered"] = zero_centered;
+    return {kernels::rms_norm_forward(x, weight, at::Tensor(), eps, kind(zero_centered))};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
     const auto saved = ctx->get_saved_variables();
     const kernels::RmsNormGrad grad = kernels::rms_norm_backward(
-        saved[0], saved[1], at::Tensor(), grad_out[0], ctx->saved_data["eps"].toDouble());
-    return {grad.x, grad.weight, at::Tensor()};
+        saved[0], saved[1], at::Tensor(), grad_out[0], ctx->saved_data["eps"].toDouble(),
+        kind(ctx->saved_data["zero_centered"].toBool()));
+    return {grad.x, grad.weight, at::Tensor(), at::Tensor()};
+  }
+
+  static RmsNormKind kind(bool zero_centered) {
+    return zero_centered ? RmsNormKind::zero_centered : RmsNormKind::scaled;
   }
 };
 
@@ -90,23 +75,43 @@ struct KernelGatedRmsNorm : torch::autograd::Function<KernelGatedRmsNorm> {
                                                 const at::Tensor& weight, double eps) {
     ctx->save_for_backward({x, z, weight});
     ctx->saved_data["eps"] = eps;
-    return {kernels::rms_norm_forward(x, weight, z, eps)};
+    return {kernels::rms_norm_forward(x, weight, z, eps, RmsNormKind::gated)};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
     const auto saved = ctx->get_saved_variables();
-    const kernels::RmsNormGrad grad = kernels::rms_norm_backward(
-        saved[0], saved[2], saved[1], grad_out[0], ctx->saved_data["eps"].toDouble());
+    const kernels::RmsNormGrad grad =
+        kernels::rms_norm_backward(saved[0], saved[2], saved[1], grad_out[0],
+                                   ctx->saved_data["eps"].toDouble(), RmsNormKind::gated);
     return {grad.x, grad.z, grad.weight, at::Tensor()};
   }
 };
 
+// The fused add and norm when nothing needs gradients and the kernel takes the tensors.
+bool fuse_add(const at::Tensor& x, const at::Tensor& delta, const at::Tensor& weight) {
+  return !at::GradMode::is_enabled() && kernels::can_rms_norm(x, weight, at::Tensor()) &&
+         delta.sizes() == x.sizes() && delta.scalar_type() == x.scalar_type() &&
+         delta.device() == x.device();
+}
+
 }  // namespace
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  // Batch-invariant mode on the CPU; on CUDA the mode runs verlpp's kernel below (a block per
+  // row; model::require_batch_invariant_support checks that it takes the model's tensors).
+  if (batch_invariant() && !x.is_cuda()) {
+    return weight * InvariantNormalized::apply(x, eps).to(x.scalar_type());
+  }
+  if (kernels::can_rms_norm(x, weight, at::Tensor())) {
+    return KernelRmsNorm::apply(x, weight, eps, /*zero_centered=*/false)[0];
+  }
+  return weight * normalized_fp32(x, eps).to(x.scalar_type());
+}
 
 at::Tensor zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   if (kernels::can_rms_norm(x, weight, at::Tensor())) {
-    return KernelZeroCenteredRmsNorm::apply(x, weight, eps)[0];
+    return KernelRmsNorm::apply(x, weight, eps, /*zero_centered=*/true)[0];
   }
   return (normalized_fp32(x, eps) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
 }
@@ -116,6 +121,28 @@ at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Te
   if (kernels::can_rms_norm(o, weight, z)) return KernelGatedRmsNorm::apply(o, z, weight, eps)[0];
   const at::Tensor scaled = weight * normalized_fp32(o, eps).to(o.scalar_type());
   return (scaled.to(at::kFloat) * at::silu(z.to(at::kFloat))).to(o.scalar_type());
+}
+
+AddNorm add_rms_norm(const at::Tensor& x, const at::Tensor& delta, const at::Tensor& weight,
+                     double eps) {
+  if (fuse_add(x, delta, weight)) {
+    const kernels::AddRmsNorm out =
+        kernels::add_rms_norm_forward(x, delta, weight, eps, RmsNormKind::scaled);
+    return {out.sum, out.y};
+  }
+  const at::Tensor sum = x + delta;
+  return {sum, rms_norm(sum, weight, eps)};
+}
+
+AddNorm add_zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& delta,
+                                   const at::Tensor& weight, double eps) {
+  if (fuse_add(x, delta, weight)) {
+    const kernels::AddRmsNorm out =
+        kernels::add_rms_norm_forward(x, delta, weight, eps, RmsNormKind::zero_centered);
+    return {out.sum, out.y};
+  }
+  const at::Tensor sum = x + delta;
+  return {sum, zero_centered_rms_norm(sum, weight, eps)};
 }
 
 }  // namespace verlpp::model

@@ -111,8 +111,9 @@ void declare_attention_block(WeightTable& table, const std::string& prefix, int6
 AttentionBlockOutput attention_block(const AttentionBlockWeights& w, const ModelConfig& c,
                                      const at::Tensor& x, const LayerContext& ctx, int64_t layer) {
   const at::Tensor h = rms_norm(x, w.input_layernorm, c.rms_norm_eps);
-  const at::Tensor residual = x + self_attention(w.attention, c, h, ctx, layer);
-  return {residual, rms_norm(residual, w.post_attention_layernorm, c.rms_norm_eps)};
+  const AddNorm r = add_rms_norm(x, self_attention(w.attention, c, h, ctx, layer),
+                                 w.post_attention_layernorm, c.rms_norm_eps);
+  return {r.sum, r.normed};
 }
 
 }  // namespace verlpp::model
