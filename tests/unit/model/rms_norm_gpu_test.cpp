@@ -3,9 +3,9 @@
 // inputs: no roundings to mirror) and against those formulas in ATen on the same bf16 CUDA tensors
 // (every rounding transformers makes), on a strided x like the query half of Qwen3.5's fused
 // query/gate projection; through model::rms_norm / zero_centered_rms_norm / gated_rms_norm (the
-// autograd functions the models call). The fused residual add and norm (model::add_rms_norm)
-// against the ATen ops it replaces, bit for bit. Also the bindings' one-line errors, which run
-// without a GPU.
+// autograd functions the models call). The fused residual add and norm (model::add_rms_norm) and
+// the silu·mul kernel (kernels/silu_mul.h) against the ATen ops they replace, bit for bit. Also
+// the bindings' one-line errors, which run without a GPU.
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
@@ -18,6 +18,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
 #include "verlpp/kernels/rms_norm.h"
+#include "verlpp/kernels/silu_mul.h"
 #include "verlpp/model/layers/rms_norm.h"
 
 namespace verlpp::kernels {
@@ -177,6 +178,28 @@ TEST(RmsNormGpu, FusedAddIsBitIdenticalToAddThenNorm) {
   }
 }
 
+// silu(gate) * up in one kernel: the bits of ATen's silu and multiply, over values from -30 to 30
+// (exp's whole useful range), an odd length and inputs that are not 16-byte aligned.
+TEST(SiluMulGpu, IsBitIdenticalToAtenSiluTimesUp) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  at::Generator gen = make_generator(at::kCPU, 61);
+  for (const at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
+    for (const int64_t offset : {0, 1}) {
+      const int64_t n = 3 * 4099;
+      const at::Tensor both =
+          (at::rand({2, n + offset}, gen, at::kDouble) * 60.0 - 30.0).to(at::kCUDA, dtype);
+      const at::Tensor gate = both[0].narrow(0, offset, n);
+      const at::Tensor up = both[1].narrow(0, offset, n) * 0.25;
+      if (!can_silu_mul(gate, up)) GTEST_SKIP() << "built without the kernel";
+      const at::Tensor want = at::silu(gate) * up;
+      const at::Tensor got = silu_mul(gate.view({3, 4099}), up.view({3, 4099}));
+      EXPECT_TRUE(at::equal(got.view({n}), want))
+          << c10::toString(dtype) << " offset " << offset << ": "
+          << got.view({n}).ne(want).sum().item<int64_t>() << " elements differ";
+    }
+  }
+}
+
 TEST(RmsNormGpu, WrongInputIsOneLineError) {
   try {
     rms_norm_forward(at::zeros({2, 3, 4}), at::zeros({4}), at::Tensor(), kEps, RmsNormKind::scaled);
@@ -199,6 +222,18 @@ TEST(RmsNormGpu, WrongInputIsOneLineError) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("residual like x"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SiluMulGpu, WrongInputIsOneLineError) {
+  try {
+    silu_mul(at::zeros({2, 3}), at::zeros({3, 2}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("silu_mul kernel"), std::string::npos) << what;
+    EXPECT_NE(what.find("gate [2, 3]"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include "verlpp/kernels/invariant_ops.h"
+#include "verlpp/kernels/silu_mul.h"
 #include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/weight_table.h"
 
@@ -41,7 +42,12 @@ void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, M
 }
 
 at::Tensor swiglu(const MlpWeights& w, const at::Tensor& x) {
-  return w.down_proj(model::silu(w.gate_proj(x)) * w.up_proj(x));
+  const at::Tensor gate = w.gate_proj(x);
+  const at::Tensor up = w.up_proj(x);
+  if (!at::GradMode::is_enabled() && kernels::can_silu_mul(gate, up)) {
+    return w.down_proj(kernels::silu_mul(gate, up));
+  }
+  return w.down_proj(model::silu(gate) * up);
 }
 
 }  // namespace verlpp::model

@@ -26,7 +26,8 @@ void declare_mlp(WeightTable& table, const std::string& prefix, int64_t layer, M
 // (model/batch_invariant.h) kernels::invariant_silu with at::silu's gradient.
 at::Tensor silu(const at::Tensor& x);
 
-// x [T, hidden] -> [T, hidden].
+// x [T, hidden] -> [T, hidden]: down_proj(silu(gate_proj(x)) * up_proj(x)); without autograd on
+// CUDA the silu and the product as one kernel (kernels/silu_mul.h, the same bits).
 at::Tensor swiglu(const MlpWeights& w, const at::Tensor& x);
 
 }  // namespace verlpp::model
