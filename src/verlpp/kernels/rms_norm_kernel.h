@@ -18,8 +18,11 @@
 //                 dz = T(dy_f T(w T(n)) silu'(z_f)),  silu'(z) = s (1 + z (1 - s)), s = sigmoid(z)
 //   all:          dx = T(r (g - n mean(g n)))
 // Rows may be strided (row i of x starts at x + i x_stride, of residual at residual + i
-// residual_stride); y, sum, dy, dx and dz are contiguous [R, H]. One warp per row, the sum of
-// squares in the same order in every kind and with or without the residual; the backward runs
+// residual_stride); y, sum, dy, dx and dz are contiguous [R, H]. One warp per row; lane l owns
+// the groups of 8 consecutive elements l, l + 32, ... (16-byte loads and stores where a group is
+// aligned, element by element where not) and sums their squares in element order before the
+// warp's sum, so the sum of squares has the same order in every kind, with or without the
+// residual, whatever the row's alignment and the rows beside it; the backward runs
 // `rms_norm_backward_blocks` blocks (grid-stride) and writes each block's dw sum to
 // dweight_partials [blocks, H] fp32 (summed by the caller), so dw is the same bits every run. The
 // backward needs 16 H bytes of shared memory.

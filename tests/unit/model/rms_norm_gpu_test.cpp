@@ -156,6 +156,30 @@ TEST(RmsNormGpu, MatchesFloat64AndTransformersRoundings) {
   }
 }
 
+// A lane reads its groups of 8 elements with 16-byte loads where a group is aligned and element by
+// element where not, summing in the same order: the same rows give the same bits from an aligned
+// tensor and from one shifted by an element (odd row stride), and whatever rows share the call.
+TEST(RmsNormGpu, RowBitsDoNotDependOnAlignmentOrBatch) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const c10::AutoGradMode no_grad(false);
+  for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
+    for (const RmsNormKind kind :
+         {RmsNormKind::scaled, RmsNormKind::zero_centered, RmsNormKind::gated}) {
+      const Inputs in = make_inputs(dtype, 33, 1, 1024, kind);
+      if (!can_rms_norm(in.x, in.w, in.z)) GTEST_SKIP() << "built without the kernel";
+      const at::Tensor x = in.x.reshape({33, 1024}).contiguous();
+      const at::Tensor z = in.z.defined() ? in.z.reshape({33, 1024}) : at::Tensor();
+      const at::Tensor shifted = at::zeros({33, 1025}, x.options()).narrow(1, 1, 1024).copy_(x);
+      const at::Tensor want = model_norm(kind, x, z, in.w);
+      const std::string what = std::string(kind_name(kind)) + " " + c10::toString(dtype);
+      EXPECT_TRUE(at::equal(model_norm(kind, shifted, z, in.w), want)) << what << " shifted";
+      const at::Tensor one =
+          model_norm(kind, x.narrow(0, 5, 1), z.defined() ? z.narrow(0, 5, 1) : z, in.w);
+      EXPECT_TRUE(at::equal(one, want.narrow(0, 5, 1))) << what << " one row";
+    }
+  }
+}
+
 // Without autograd the residual add and the norm after it run as one kernel; its sum and norm are
 // the bits of ATen's add followed by the plain norm, in bf16 and fp32, for both kinds.
 TEST(RmsNormGpu, FusedAddIsBitIdenticalToAddThenNorm) {
