@@ -13,7 +13,8 @@
 # Then runs each shape on every build in turn, ROUNDS times (default 2), so that a difference
 # between builds can be told from the drift within the call (REUSE="name ..." skips the builds and
 # runs the benchmarks an earlier call kept in .ab/bin on the same warm machine; do not carry .ab
-# then, or they are replaced); no run starts after DEADLINE seconds
+# then, or they are replaced; on 2026-12-05 the next call found no .ab at all, so plan to build
+# and run in one call); no run starts after DEADLINE seconds
 # (default 540). SHAPES (default "static engine grpo"): static = 256 x 512 -> 1,024 (Qwen3-0.6B)
 # with static batches; engine = the same with the engine; grpo = 64 GSM8K prompts x n 8 stopping at
 # any of 500 end ids, up to 1,024 tokens, engine; grpo128 = grpo under max_num_seqs 128. With HF=1,
@@ -52,7 +53,10 @@ else
   build . this
   read -r -a stages <<< "${STAGES:-}"
   for stage in "${stages[@]}"; do
-    if command -v git > /dev/null; then apply=(git apply -p1); else apply=(patch -p1 --forward --quiet -i); fi
+    # git apply in a subdirectory of a repository skips every path outside it without a word:
+    # the ceiling keeps git from taking a repository above this tree for this one.
+    if command -v git > /dev/null; then apply=(env GIT_CEILING_DIRECTORIES="$(dirname "$PWD")" git apply -p1)
+    else apply=(patch -p1 --forward --quiet -i); fi
     "${apply[@]}" "${stage#*=}" || { echo "patch ${stage#*=} does not apply"; exit 1; }
     build . "${stage%%=*}"
   done
