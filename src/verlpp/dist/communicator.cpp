@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <torch/version.h>
 
 #include <functional>
@@ -162,6 +163,19 @@ c10::intrusive_ptr<BackendBase> make_nccl(const c10::intrusive_ptr<c10d::Store>&
 #endif
 }
 
+// A peer that exits closes its sockets; this rank's next write to one raises SIGPIPE, whose default
+// action ends the process without a word. Python ignores SIGPIPE at start-up, so under torchrun the
+// write fails with EPIPE and the collective throws; join does the same for this process unless a
+// handler is already installed.
+void ignore_sigpipe() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, nullptr);
+  }
+}
+
 }  // namespace
 
 Communicator Communicator::join(const LaunchEnv& env, at::Device device,
@@ -172,6 +186,7 @@ Communicator Communicator::join(const LaunchEnv& env, at::Device device,
   impl->size = env.world_size;
   impl->device = device;
   impl->name = device.is_cuda() ? "nccl" : "gloo";
+  ignore_sigpipe();
   impl->store = make_store(env, timeout);
   try {
     impl->backend = device.is_cuda() ? make_nccl(impl->store, env, device, timeout)

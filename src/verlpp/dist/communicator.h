@@ -13,7 +13,9 @@
 // Every collective must be called by every rank in the same order with tensors of the same shape
 // and dtype. A failed collective (a peer that died, a timeout) throws verlpp::Error naming this
 // rank, the operation and c10d's reason; a rank that stops answering is detected after the group's
-// timeout (actor_rollout_ref.nccl_timeout).
+// timeout (actor_rollout_ref.nccl_timeout). join sets SIGPIPE to be ignored (unless a handler is
+// installed), as Python does, so that writing to a departed peer's socket is that error and not a
+// silent exit.
 #pragma once
 
 #include <ATen/core/Tensor.h>
