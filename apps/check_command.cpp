@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "commands.h"
 #include "config_options.h"
@@ -21,8 +22,9 @@ struct Options {
 };
 
 // An SFT config (sft_trainer): `verlpp sft`'s checks, without a layout (SFT's ranks are the run's).
-int check_sft(const Options& options) {
-  const config::SftCheckReport report = config::check_sft_config(options.request);
+int check_sft(const Options& options, config::ComposedConfig composed) {
+  const config::SftCheckReport report =
+      config::check_sft_config(options.request, std::move(composed));
   if (options.print_config) std::cout << config::to_yaml(report.composed.root);
   std::cout << fmt::format("== sft config: {}\n", report.composed.origin)
             << config::format_ignored(report.ignored) << config::format_findings(report.findings);
@@ -39,8 +41,9 @@ Command add_check_command(CLI::App& app) {
   check->add_flag("!--no-print-config", options->print_config,
                   "print only the layout and the findings");
   return {check, [options] {
-            if (config::is_sft_config(options->request)) return check_sft(*options);
-            const auto report = config::check_config(options->request);
+            config::ComposedConfig composed = config::compose_config(options->request);
+            if (config::is_sft_config(composed)) return check_sft(*options, std::move(composed));
+            const auto report = config::check_config(options->request, std::move(composed));
             if (options->print_config) std::cout << config::to_yaml(report.composed.root);
             std::cout << config::format_report(report);
             return report.valid() ? 0 : 1;

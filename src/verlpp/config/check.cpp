@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
@@ -102,8 +103,12 @@ void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
 bool CheckReport::valid() const { return no_errors(findings); }
 
 CheckReport check_config(const ConfigRequest& request) {
+  return check_config(request, compose_config(request));
+}
+
+CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) {
   CheckReport report;
-  report.composed = compose_config(request);
+  report.composed = std::move(composed);
   KeyReads reads;
   report.config = bind_config(report.composed.root, &reads);
   const ModelConfig& model = report.config.model;

@@ -32,6 +32,8 @@ void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
 // Throws verlpp::Error when the configuration cannot be composed or typed (unknown key, malformed
 // override, wrong type, unset required key, missing config file); rule violations are findings.
 CheckReport check_config(const ConfigRequest& request);
+// The same on a tree already composed from `request` (check composes once to tell ppo from sft).
+CheckReport check_config(const ConfigRequest& request, ComposedConfig composed);
 
 // The layout, notices, ignored keys and violations as text (the config itself is printed apart).
 std::string format_report(const CheckReport& report);

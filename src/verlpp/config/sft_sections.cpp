@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "verlpp/config/check.h"
 #include "verlpp/config/node_json.h"
@@ -165,8 +166,12 @@ Findings validate_sft_config(const SftConfig& config) {
 }
 
 SftCheckReport check_sft_config(const ConfigRequest& request) {
+  return check_sft_config(request, compose_config(request));
+}
+
+SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig composed) {
   SftCheckReport report;
-  report.composed = compose_config(request);
+  report.composed = std::move(composed);
   KeyReads reads;
   report.config = bind_sft_config(report.composed.root, &reads);
   report.findings = validate_sft_config(report.config);
@@ -174,8 +179,8 @@ SftCheckReport check_sft_config(const ConfigRequest& request) {
   return report;
 }
 
-bool is_sft_config(const ConfigRequest& request) {
-  return find_path(compose_config(request).root, "actor_rollout_ref") == nullptr;
+bool is_sft_config(const ComposedConfig& composed) {
+  return find_path(composed.root, "actor_rollout_ref") == nullptr;
 }
 
 }  // namespace verlpp::config

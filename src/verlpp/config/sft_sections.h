@@ -71,9 +71,11 @@ struct SftCheckReport {
 };
 // Throws verlpp::Error as compose_config and bind_sft_config do.
 SftCheckReport check_sft_config(const ConfigRequest& request);
+// The same on a tree already composed from `request`.
+SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig composed);
 
-// Whether `request` composes an SFT config (no actor_rollout_ref section: sft_trainer or a config
-// built on it). Throws verlpp::Error as compose_config does.
-bool is_sft_config(const ConfigRequest& request);
+// Whether a composed tree is an SFT config (no actor_rollout_ref section: sft_trainer or a config
+// built on it).
+bool is_sft_config(const ComposedConfig& composed);
 
 }  // namespace verlpp::config
