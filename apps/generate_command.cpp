@@ -19,6 +19,7 @@
 #include <set>
 
 #include "commands.h"
+#include "model_folder.h"
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
@@ -368,8 +369,11 @@ Command add_generate_command(CLI::App& app) {
       app.add_subcommand("generate",
                          "sample responses from a checkpoint (prompts from a verl RL data file or "
                          "--prompt); JSON lines with prompt, response and score");
-  cmd->add_option("--model", o->model, "Hugging Face checkpoint directory")->required();
-  cmd->add_option("--tokenizer", o->tokenizer, "tokenizer directory (default: --model)");
+  cmd->add_option("--model", o->model, "Hugging Face checkpoint directory")
+      ->required()
+      ->check(hf_folder_error);
+  cmd->add_option("--tokenizer", o->tokenizer, "tokenizer directory (default: --model)")
+      ->check(hf_folder_error);
   cmd->add_option("--data", o->data, "verl RL rows: .jsonl, .json or .parquet");
   cmd->add_option("--prompt", o->prompts, "a user message (repeatable), chat-templated");
   cmd->add_option("--input", o->input,

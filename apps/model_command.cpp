@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "model_folder.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -174,23 +175,24 @@ void require_memory_for(const model::ModelConfig& c, at::ScalarType dtype) {
       fmt::format("verlpp model init: {} parameters in {}", c.num_parameters(), dtype_name(dtype)));
 }
 
-// `model init` writes a new model; a folder that already holds one is refused (a break-test
-// replaced a trained model by a random one with a mistyped --output).
-void require_no_model_at(const std::string& output) {
+// `model init` and `model export` write a new model; a folder that already holds one is refused (a
+// break-test replaced a trained model by a random one with a mistyped --output, and an export over
+// a sharded model left the old shards and index beside the new file).
+void require_no_model_at(const std::string& output, const std::string& command) {
   std::error_code error;
   if (!fs::is_directory(output, error)) return;
   for (const auto& entry : fs::directory_iterator(output, error)) {
     const std::string name = entry.path().filename().string();
     if (name == "config.json" || name.ends_with(".safetensors") ||
         name == "model.safetensors.index.json") {
-      throw Error("--output " + output + " already holds a model (" + name +
-                  "); model init never replaces one: give an empty or new folder");
+      throw Error("--output " + output + " already holds a model (" + name + "); " + command +
+                  " never replaces one: give an empty or new folder");
     }
   }
 }
 
 int run_init(InitOptions o, const CLI::App& cmd) {
-  require_no_model_at(o.output);
+  require_no_model_at(o.output, "model init");
   model::ModelConfig c = o.config;
   if (!o.preset.empty()) {
     c = model::preset_config(o.preset);
@@ -291,6 +293,7 @@ int run_export(const ExportOptions& o) {
     throw Error("--output " + o.output + " is inside the checkpoint being exported (" +
                 o.checkpoint + "); give a folder outside it");
   }
+  require_no_model_at(o.output, "model export");
   const model::ModelConfig stored = model::load_model_config(actor.string());
   const at::ScalarType dtype =
       parse_dtype(o.dtype.empty() ? stored.torch_dtype : o.dtype, "--dtype");
@@ -312,7 +315,9 @@ Command add_model_command(CLI::App& app) {
   auto so = std::make_shared<ScoreOptions>();
   CLI::App* s = cmd->add_subcommand(
       "score", "per-token log-probs of responses: JSON lines {\"prompt_ids\", \"response_ids\"}");
-  s->add_option("--model", so->model, "Hugging Face checkpoint directory")->required();
+  s->add_option("--model", so->model, "Hugging Face checkpoint directory")
+      ->required()
+      ->check(hf_folder_error);
   s->add_option("--input", so->input,
                 "JSONL file of {\"prompt_ids\": [...], \"response_ids\": [...]}")
       ->required();

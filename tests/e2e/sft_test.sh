@@ -136,6 +136,19 @@ out=$("$VERLPP" model export --checkpoint ckpt/global_step_5 --output ckpt/globa
 out=$("$VERLPP" model export --checkpoint ckpt --output x 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "expected a checkpoint folder named global_step_N" <<<"$out" ||
   fail "export of a non-checkpoint folder (exit $rc): $out"
+# An export over a folder that holds a model is refused, its files untouched (a break-test's export
+# over a sharded model left the old shards and index beside the new file).
+before=$(sha256sum exported/model.safetensors)
+out=$("$VERLPP" model export --checkpoint ckpt/global_step_5 --output exported 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "already holds a model" <<<"$out" || fail "export over a model (exit $rc): $out"
+[ "$(sha256sum exported/model.safetensors)" = "$before" ] || fail "export over a model changed it"
+# The tools given a training checkpoint's global_step_N folder say where its model is.
+for tool in "model score --model ckpt/global_step_5 --input score.jsonl" \
+            "generate --model ckpt/global_step_5 --prompt hi" "tokenize --tokenizer ckpt/global_step_5"; do
+  out=$("$VERLPP" $tool < /dev/null 2>&1); rc=$?
+  [ "$rc" -ne 0 ] && grep -qF "ckpt/global_step_5 is a training checkpoint: its model is ckpt/global_step_5/actor/huggingface" <<<"$out" ||
+    fail "$tool on a training checkpoint (exit $rc): $out"
+done
 
 # Bad input.
 out=$("$VERLPP" sft "${sft[@]}" "optim.betas=[]" trainer.default_local_dir=betas 2>&1); rc=$?

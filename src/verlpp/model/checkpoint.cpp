@@ -34,9 +34,12 @@ nlohmann::json read_json(const fs::path& path) {
 }  // namespace
 
 CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
+  const fs::path single = fs::path(dir) / kSingle;
   const fs::path index_path = fs::path(dir) / kIndex;
   std::error_code ec;
-  if (fs::exists(index_path, ec) || ec) {
+  // transformers' order: model.safetensors first, the index only without it.
+  const bool has_single = fs::exists(single, ec) || ec;
+  if (!has_single && (fs::exists(index_path, ec) || ec)) {
     require_regular_file(index_path.string(), "checkpoint index");
     const nlohmann::json index = read_json(index_path);
     if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
@@ -64,8 +67,7 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
     }
     return;
   }
-  const fs::path single = fs::path(dir) / kSingle;
-  if (!fs::exists(single, ec) && !ec) {
+  if (!has_single) {
     throw Error("checkpoint " + dir + ": neither " + kSingle + " nor " + kIndex + " found");
   }
   require_regular_file(single.string(), "model weights");

@@ -19,8 +19,8 @@ namespace verlpp::model {
 
 class CheckpointReader {
  public:
-  // Opens `dir`: model.safetensors.index.json when present (every shard it names is mapped),
-  // else model.safetensors. Throws verlpp::Error naming the directory when neither exists, and
+  // Opens `dir`: model.safetensors when present, else model.safetensors.index.json (every shard
+  // it names is mapped), the order transformers' from_pretrained looks in. Throws verlpp::Error naming the directory when neither exists, and
   // naming the index when it is malformed or names a missing file or a tensor its shard lacks.
   explicit CheckpointReader(const std::string& dir);
 

@@ -147,16 +147,16 @@ TEST(Safetensors, RejectsMalformedFiles) {
                              floats({1, 2, 3}))
                 .find("tensor 'b' starts at data byte 8, expected 4"),
             std::string::npos);
-  EXPECT_NE(contiguity_error("tail.safetensors",
-                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
-                             floats({1, 2}))
-                .find("the tensors end at data byte 4 but the file holds 8 data bytes"),
-            std::string::npos);
+  EXPECT_NE(
+      contiguity_error("tail.safetensors",
+                       R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", floats({1, 2}))
+          .find("the tensors end at data byte 4 but the file holds 8 data bytes"),
+      std::string::npos);
   // A header nested past nlohmann's safe depth (copying it would overflow the stack).
-  EXPECT_NE(contiguity_error("deep.safetensors",
-                             std::string(2000, '[') + std::string(2000, ']'), "")
-                .find("nested more than 1000 levels deep"),
-            std::string::npos);
+  EXPECT_NE(
+      contiguity_error("deep.safetensors", std::string(2000, '[') + std::string(2000, ']'), "")
+          .find("nested more than 1000 levels deep"),
+      std::string::npos);
   {
     std::ofstream out(dir / "trunc.safetensors", std::ios::binary);
     out << std::string("\xff\x00\x00\x00\x00\x00\x00\x00{}", 10);
@@ -196,6 +196,21 @@ TEST(Checkpoint, ShardedWriteAndRead) {
             std::string::npos);
 }
 
+// A folder with both layouts (an export over a sharded model left one) reads model.safetensors,
+// as transformers' from_pretrained does, so both readers load the same weights.
+TEST(Checkpoint, SingleFileBeforeIndexAsTransformersLooks) {
+  const fs::path dir = temp_dir("both_layouts");
+  const at::Tensor old_a = at::zeros({10}, at::kFloat);
+  write_checkpoint(dir.string(), {{"a", old_a}, {"b", at::ones({20}, at::kFloat)}},
+                   /*max_shard_bytes=*/40);
+  ASSERT_TRUE(fs::exists(dir / "model.safetensors.index.json"));
+  const at::Tensor new_a = at::arange(10, at::kFloat);
+  write_checkpoint(dir.string(), {{"a", new_a}}, /*max_shard_bytes=*/0);
+  const CheckpointReader r(dir.string());
+  EXPECT_EQ(r.names(), std::vector<std::string>{"a"});
+  EXPECT_TRUE(at::equal(r.tensor("a"), new_a));
+}
+
 TEST(Checkpoint, ReadsTransformersShardedCheckpoint) {
   const CheckpointReader r(testing::checkpoint_dir("qwen3_sharded"));
   const auto& files = testing::reference_json()["models"]["qwen3_sharded"]["files"];
@@ -226,8 +241,9 @@ TEST(Checkpoint, LinkLoopsAndFoldersNameTheFile) {
             std::string::npos);
   const fs::path folder = temp_dir("index_folder");
   fs::create_directories(folder / "model.safetensors.index.json");
-  EXPECT_NE(expect_error([&] { CheckpointReader{folder.string()}; })
-                .find("checkpoint index is a folder, not a file"),
+  EXPECT_NE(expect_error([&] {
+              CheckpointReader{folder.string()};
+            }).find("checkpoint index is a folder, not a file"),
             std::string::npos);
 }
 
