@@ -180,7 +180,7 @@ std::vector<int64_t> capped_response_lengths(const SamplingParams& params,
 SamplerSettings sampler_settings(const SamplingParams& params) {
   SamplerSettings s;
   s.greedy = !params.do_sample || params.temperature == 0.0;
-  s.temperature = params.temperature > 0.0 ? params.temperature : 1.0;
+  s.temperature = std::max(params.temperature, kMinLogProbTemperature);
   s.top_k = params.top_k;
   s.top_p = params.top_p;
   return s;

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "verlpp/core/error.h"
@@ -96,7 +97,7 @@ at::Tensor truncated_logits(const at::Tensor& logits, const SamplerSettings& set
 SampledTokens sample_tokens(const at::Tensor& logits, const SamplerSettings& settings,
                             const at::Tensor& uniforms) {
   check(settings);
-  const double temperature = settings.temperature > 0.0 ? settings.temperature : 1.0;
+  const double temperature = std::max(settings.temperature, kMinLogProbTemperature);
   const bool truncated = top_k_truncates(settings, logits.size(-1)) || settings.top_p < 1.0;
   SampledTokens out;
   if (!settings.greedy && !truncated) {

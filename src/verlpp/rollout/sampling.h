@@ -17,9 +17,14 @@
 
 namespace verlpp::rollout {
 
+// verl's forward passes divide the logits by the temperature clamped to at least this (verl.md §3);
+// a greedy rollout at temperature 0 takes its log-probs with the same clamp, so that they equal
+// the trainer's old_log_prob (nearly one-hot at the greedy token).
+inline constexpr double kMinLogProbTemperature = 1e-8;
+
 struct SamplerSettings {
   bool greedy = false;       // argmax of the logits (do_sample = false or temperature 0)
-  double temperature = 1.0;  // > 0 when sampling; that of the log-probs (greedy with 0: 1)
+  double temperature = 1.0;  // > 0; that of the log-probs (greedy at 0: kMinLogProbTemperature)
   std::int64_t top_k = -1;   // <= 0 or >= vocab: off
   double top_p = 1.0;        // in (0, 1]; 1: off
 };

@@ -1,9 +1,12 @@
 #include "verlpp/trainer/ppo_settings.h"
 
+#include <algorithm>
+
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/sampling.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -27,7 +30,9 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   const config::RolloutConfig& r = config.rollout;
   engine::ActorSettings s;
   s.forward.remove_padding = config.model.use_remove_padding;
-  s.forward.temperature = r.sampling.temperature > 0 ? r.sampling.temperature : 1.0;
+  // verl's engine clamps the temperature of every forward (old log-prob, ref, update) at 1e-8: at
+  // temperature 0 (a greedy rollout) log-probs and entropy are nearly one-hot.
+  s.forward.temperature = std::max(r.sampling.temperature, rollout::kMinLogProbTemperature);
   s.log_prob_micro = micro(r.log_prob_use_dynamic_bsz, r.log_prob_max_token_len_per_gpu,
                            r.log_prob_micro_batch_size_per_gpu, r.log_prob_micro_batch_size);
   s.update_micro = micro(a.use_dynamic_bsz, a.ppo_max_token_len_per_gpu,

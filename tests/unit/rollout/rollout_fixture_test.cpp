@@ -40,7 +40,7 @@ TEST_P(RolloutTransformers, GreedyTokenIdenticalToGenerate) {
   for (const auto& p : prompts) P = std::max<int64_t>(P, static_cast<int64_t>(p.size()));
   SamplingParams params;
   params.do_sample = false;
-  params.temperature = 0.0;  // log-probs at temperature 1, as the fixture's
+  params.temperature = 1.0;  // greedy, log-probs at temperature 1, as the fixture's
   params.max_response_length = f.at("max_new_tokens").get<int64_t>();
   params.pad_token_id = f.at("pad_token_id").get<int32_t>();
   const model::CausalLM m = testing::load_fp32(GetParam());

@@ -40,7 +40,7 @@ class RolloutImages : public ::testing::Test {
   SamplingParams greedy(int64_t tokens) const {
     SamplingParams p;
     p.do_sample = false;
-    p.temperature = 0.0;
+    p.temperature = 1.0;
     p.max_response_length = tokens;
     p.pad_token_id = 0;
     return p;

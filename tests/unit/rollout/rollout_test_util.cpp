@@ -51,7 +51,7 @@ std::vector<int64_t> row(const at::Tensor& t, int64_t r) {
 SamplingParams greedy_params(int64_t response_length, int64_t pad) {
   SamplingParams p;
   p.do_sample = false;
-  p.temperature = 0.0;
+  p.temperature = 1.0;  // log-probs at temperature 1
   p.max_response_length = response_length;
   p.pad_token_id = static_cast<std::int32_t>(pad);
   return p;

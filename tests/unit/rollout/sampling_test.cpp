@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/rollout/prompts.h"
 
 namespace verlpp::rollout {
 namespace {
@@ -127,6 +128,22 @@ TEST(Sampling, GreedyTakesTheArgmaxWithLogProbsAtTheTemperature) {
   EXPECT_EQ(out.tokens[1].item<int64_t>(), 2);
   const double z1 = std::exp(2.0 / 2) + std::exp(1.0 / 2) + std::exp(2.5 / 2);
   EXPECT_NEAR(out.logprobs[1].item<float>(), 2.5 / 2 - std::log(z1), 1e-6);
+}
+
+// Temperature 0 is greedy with log-probs at verl's clamped temperature 1e-8, as the trainer's
+// old_log_prob: the greedy token's log-prob is log(1 / (1 + sum exp((l - max) / 1e-8))) = 0 here
+// (every other logit is at least 0.5 below the maximum).
+TEST(Sampling, TemperatureZeroIsGreedyWithVerlsClampedLogProbs) {
+  SamplingParams params;
+  params.temperature = 0.0;
+  const SamplerSettings settings = sampler_settings(params);
+  EXPECT_TRUE(settings.greedy);
+  EXPECT_EQ(settings.temperature, 1e-8);
+  const at::Tensor logits = at::tensor({0.1f, 3.0f, -1.0f, 2.0f, 1.0f, 2.5f}).view({2, 3});
+  const SampledTokens out = sample_tokens(logits, settings, row_uniforms(0, at::arange(2), 0));
+  EXPECT_EQ(out.tokens[1].item<int64_t>(), 2);
+  EXPECT_EQ(out.logprobs[0].item<float>(), 0.0f);
+  EXPECT_EQ(out.logprobs[1].item<float>(), 0.0f);
 }
 
 // splitmix64 worked on the host with uint64 arithmetic for a few (seed, row, step).
