@@ -118,6 +118,10 @@ run "$VERLPP" check actor_rollout_ref.rollout.name=vllm data.train_batch_size=ab
 expect_rc 1 "wrong type"
 expect_lines 1 "wrong type"
 expect_has "data.train_batch_size: expected an integer, got a string 'abc'" "wrong type"
+# A key that others interpolate is named itself (a break-test got actor.rollout_n, its mirror).
+run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=two
+expect_rc 1 "wrong type of an interpolated key"
+expect_has "actor_rollout_ref.rollout.n: expected an integer, got a string 'two'" "wrong type of an interpolated key"
 run "$VERLPP" check
 expect_rc 1 "unset required key"
 expect_lines 1 "unset required key"

@@ -115,9 +115,16 @@ std::vector<IgnoredKeyMismatch> ignored_key_mismatches(const std::vector<std::st
   for (const std::string& key : ignored_keys(user_keys)) {
     const Node* value = find_path(root, key);
     const Node* fallback = find_path(defaults, key);
-    if (value == nullptr || fallback == nullptr || kind_fits(*value, *fallback)) continue;
-    out.push_back(
-        {key, "got " + value->describe() + " where verl's default is " + fallback->describe()});
+    if (value == nullptr || fallback == nullptr) continue;
+    if (!kind_fits(*value, *fallback)) {
+      out.push_back(
+          {key, "got " + value->describe() + " where verl's default is " + fallback->describe()});
+    } else if (key.ends_with("workers") && value->kind() == Node::Kind::integer &&
+               value->as_int() < 0) {
+      out.push_back({key, "got " + value->describe() +
+                              " where verl needs a worker count >= 0 (torch's DataLoader and "
+                              "verl's pools refuse a negative one)"});
+    }
   }
   return out;
 }

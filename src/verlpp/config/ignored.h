@@ -26,7 +26,8 @@ struct IgnoredKeyMismatch {
 // The ignored keys of `user_keys` whose value in `root` is not of the kind of verl's default in
 // `defaults`, as verl's typed (dataclass) configs refuse them: a boolean default takes a boolean,
 // an integer default an integer, a real default a number, a list or map default a list or map
-// (or null); a string, null or absent default takes any value, a null value any default.
+// (or null); a string, null or absent default takes any value, a null value any default. Also a
+// negative worker count (a key ending in "workers"), which torch's DataLoader refuses.
 std::vector<IgnoredKeyMismatch> ignored_key_mismatches(const std::vector<std::string>& user_keys,
                                                        const Node& root, const Node& defaults);
 

@@ -443,9 +443,11 @@ Config bind_config(const Node& root, KeyReads* reads) {
   c.data = bind_data(top.child("data"));
   const Section arr = top.child("actor_rollout_ref");
   c.model = bind_model(arr.child("model"));
+  // The rollout first: actor.rollout_n and the ref's keys interpolate rollout.n, and a bad value
+  // is named by the key the user set.
+  c.rollout = bind_rollout(arr.child("rollout"));
   c.actor = bind_actor(arr.child("actor"));
   c.ref = bind_ref(arr.child("ref"));
-  c.rollout = bind_rollout(arr.child("rollout"));
   c.critic = bind_critic(top.child("critic"));
   c.algorithm = bind_algorithm(top.child("algorithm"));
   c.reward_model = bind_reward_model(top.child("reward").child("reward_model"));

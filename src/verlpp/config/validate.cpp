@@ -647,6 +647,12 @@ void check_trainer(const Config& c, Findings& out) {
     add_notice(out, "data.val_batch_size", "deprecated: the validation set is sent as one batch",
                "data.val_batch_size=null");
   }
+  if (t.val_only && !t.val_before_train) {
+    add_notice(out, "trainer.val_only",
+               "acts only with trainer.val_before_train=True (verl's fit validates, then returns "
+               "on val_only, inside that branch): this run trains",
+               "trainer.val_before_train=True");
+  }
   check_name("reward.reward_manager.name", c.reward_manager, kRewardManagers, out);
   for (const std::string& logger : t.logger) {
     if (std::find(kSkippedLoggers.begin(), kSkippedLoggers.end(), logger) !=
@@ -818,6 +824,7 @@ void check_numbers(const Config& c, Findings& out) {
   at_least(out, "data.max_prompt_length", c.data.max_prompt_length, 1);
   at_least(out, "data.max_response_length", c.data.max_response_length, 1);
   at_least(out, kRollout + ".n", c.rollout.n, 1);
+  at_least(out, kRollout + ".val_kwargs.n", c.rollout.val_kwargs.n, 1);
   at_least(out, kRollout + ".prompt_length", c.rollout.prompt_length, 1);
   at_least(out, "trainer.total_epochs", c.trainer.total_epochs, 1);
   if (c.trainer.total_training_steps) {

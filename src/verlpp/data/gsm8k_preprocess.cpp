@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <filesystem>
 
 #include "verlpp/core/error.h"
@@ -74,18 +75,23 @@ std::vector<std::string> preprocess_gsm8k(const std::string& input_dir,
   fs::create_directories(output_dir, ec);
   if (ec)
     throw Error(fmt::format("{}: cannot create output directory: {}", output_dir, ec.message()));
-  std::vector<std::string> written;
-  for (const std::string split : {"train", "test"}) {
-    const RowFile raw = read_rows((fs::path(input_dir) / (split + ".jsonl")).string());
-    std::vector<Row> rows;
+  // Both splits are read and converted before anything is written, so a missing or bad test file
+  // leaves no train file behind that looks like a finished conversion.
+  const std::array<std::string, 2> splits = {"train", "test"};
+  std::array<std::vector<Row>, 2> converted;
+  for (std::size_t s = 0; s < splits.size(); ++s) {
+    const RowFile raw = read_rows((fs::path(input_dir) / (splits[s] + ".jsonl")).string());
     for (std::size_t i = 0; i < raw.rows.size(); ++i) {
       const std::string question = string_field(raw.rows[i], "question", raw.origins[i]);
       const std::string answer = string_field(raw.rows[i], "answer", raw.origins[i]);
-      rows.push_back(naming_row(raw.origins[i].describe(), [&] {
-        return make_gsm8k_row(question, answer, split, static_cast<std::int64_t>(i));
+      converted[s].push_back(naming_row(raw.origins[i].describe(), [&] {
+        return make_gsm8k_row(question, answer, splits[s], static_cast<std::int64_t>(i));
       }));
     }
-    const auto files = write_split(output_dir, split, rows, parquet);
+  }
+  std::vector<std::string> written;
+  for (std::size_t s = 0; s < splits.size(); ++s) {
+    const auto files = write_split(output_dir, splits[s], converted[s], parquet);
     written.insert(written.end(), files.begin(), files.end());
   }
   return written;

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -132,32 +133,32 @@ RLHFDataset::RLHFDataset(const RLHFDatasetConfig& config, const tokenizer::Token
   }
   if (rows_.empty()) {
     throw Error(
-        fmt::format("data: no rows left after filtering {} prompts longer than "
+        fmt::format("data: no rows of {} left after filtering {} prompts longer than "
                     "data.max_prompt_length={}",
-                    filtered_out_, config.max_prompt_length));
+                    fmt::join(config.files, ", "), filtered_out_, config.max_prompt_length));
   }
 }
 
-Row RLHFDataset::messages(std::int64_t index) const {
+Row RLHFDataset::messages(std::int64_t index, std::size_t image_count) const {
   const Row& messages = row(index)[config_.prompt_key];
-  const auto refs = image_refs(row(index), config_.images.image_key, origin(index));
-  return refs.empty() ? messages : image_messages(messages, refs.size(), origin(index));
+  return image_count == 0 ? messages : image_messages(messages, image_count, origin(index));
 }
 
 std::string RLHFDataset::prompt_text(std::int64_t index) const {
   tokenizer::ChatTemplateOptions options;
   options.add_generation_prompt = true;
   options.extra_context = config_.apply_chat_template_kwargs;
-  const bool images = !image_refs(row(index), config_.images.image_key, origin(index)).empty();
+  const std::size_t images = image_refs(row(index), config_.images.image_key, origin(index)).size();
   // A row with images has its <image> placeholders turned into content lists of image and text
   // items (as verl does); a text-only template fails on them with its own message.
   const std::string where =
-      images ? origin(index).describe() +
-                   " (a row with images: its messages' content is a list of image and text items, "
-                   "which the chat template must render, as Qwen3.5-VL's does)"
-             : origin(index).describe();
-  return naming_row(where,
-                    [&] { return tokenizer_.apply_chat_template(messages(index), options); });
+      images > 0
+          ? origin(index).describe() +
+                " (a row with images: its messages' content is a list of image and text items, "
+                "which the chat template must render, as Qwen3.5-VL's does)"
+          : origin(index).describe();
+  return naming_row(
+      where, [&] { return tokenizer_.apply_chat_template(messages(index, images), options); });
 }
 
 std::vector<std::int64_t> RLHFDataset::prompt_lengths() const {

@@ -85,8 +85,9 @@ class RLHFDataset {
     std::vector<ProcessedImage> images;
   };
   EncodedRow encode(std::int64_t index) const;
-  // The row's chat messages, with content lists where it has images.
-  Row messages(std::int64_t index) const;
+  // The row's chat messages, with content lists where it has images (`image_count`, from
+  // image_refs).
+  Row messages(std::int64_t index, std::size_t image_count) const;
   // Tokens of each row's prompt as the rollout sees it (filter_overlong_prompts).
   std::vector<std::int64_t> prompt_lengths() const;
 

@@ -1,6 +1,7 @@
 #include "verlpp/data/row_reader.h"
 
 #include <fmt/format.h>
+#include <glob.h>
 
 #include <filesystem>
 #include <fstream>
@@ -99,13 +100,29 @@ RowFile read_rows(const std::string& path) {
   return out;
 }
 
+std::vector<std::string> expand_data_files(const std::string& entry) {
+  std::error_code error;
+  if (entry.find_first_of("*?[") == std::string::npos || std::filesystem::exists(entry, error)) {
+    return {entry};
+  }
+  glob_t matches{};
+  const int status = glob(entry.c_str(), 0, nullptr, &matches);
+  std::vector<std::string> out;
+  if (status == 0) out.assign(matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
+  globfree(&matches);
+  if (out.empty()) throw Error(fmt::format("{}: no data file matches this pattern", entry));
+  return out;
+}
+
 RowFile read_rows(const std::vector<std::string>& paths) {
   RowFile all;
-  for (const auto& path : paths) {
-    RowFile one = read_rows(path);
-    for (std::size_t i = 0; i < one.rows.size(); ++i) {
-      all.rows.push_back(std::move(one.rows[i]));
-      all.origins.push_back(std::move(one.origins[i]));
+  for (const auto& entry : paths) {
+    for (const auto& path : expand_data_files(entry)) {
+      RowFile one = read_rows(path);
+      for (std::size_t i = 0; i < one.rows.size(); ++i) {
+        all.rows.push_back(std::move(one.rows[i]));
+        all.origins.push_back(std::move(one.origins[i]));
+      }
     }
   }
   return all;

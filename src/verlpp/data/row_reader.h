@@ -21,7 +21,14 @@ struct RowFile {
 // in a build without Parquet support.
 RowFile read_rows(const std::string& path);
 
-// Reads several files and concatenates their rows in order (verl concatenates data.train_files).
+// The files an entry of data.train_files / val_files names: the entry itself, or, when it holds
+// a glob pattern (* ? [...]) and no file has that literal name, the files matching it in sorted
+// order, as the Hugging Face datasets loader behind verl expands data_files patterns. Throws
+// verlpp::Error naming the pattern when nothing matches.
+std::vector<std::string> expand_data_files(const std::string& entry);
+
+// Reads several files (each entry expanded by expand_data_files) and concatenates their rows in
+// order (verl concatenates data.train_files).
 RowFile read_rows(const std::vector<std::string>& paths);
 
 // Writes rows as JSON Lines (UTF-8, one compact object per line, column order kept). Throws

@@ -8,11 +8,22 @@
 namespace verlpp::trainer {
 namespace {
 
-std::string string_field(const nlohmann::json& value, const std::string& what, std::int64_t row) {
+// "reward: row I (FILE line L)": the batch row and, where the data told it, its file and line.
+std::string row_name(const data::Batch& batch, std::int64_t row) {
+  std::string name = "reward: row " + std::to_string(row);
+  if (batch.has_non_tensor(data::kDataOrigin)) {
+    const nlohmann::json& origin =
+        batch.non_tensor(data::kDataOrigin)[static_cast<std::size_t>(row)];
+    if (origin.is_string()) name += " (" + origin.get<std::string>() + ")";
+  }
+  return name;
+}
+
+std::string string_field(const data::Batch& batch, const nlohmann::json& value,
+                         const std::string& what, std::int64_t row) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number()) return value.dump();
-  throw Error("reward: row " + std::to_string(row) + " has no string " + what + " (got " +
-              value.dump() + ")");
+  throw Error(row_name(batch, row) + " has no string " + what + " (got " + value.dump() + ")");
 }
 
 std::string ground_truth(const data::Batch& batch, std::int64_t row) {
@@ -21,9 +32,9 @@ std::string ground_truth(const data::Batch& batch, std::int64_t row) {
   }
   const nlohmann::json& rm = batch.non_tensor("reward_model")[static_cast<std::size_t>(row)];
   if (!rm.is_object() || !rm.contains("ground_truth")) {
-    throw Error("reward: row " + std::to_string(row) + " has no reward_model.ground_truth");
+    throw Error(row_name(batch, row) + " has no reward_model.ground_truth");
   }
-  return string_field(rm["ground_truth"], "reward_model.ground_truth", row);
+  return string_field(batch, rm["ground_truth"], "reward_model.ground_truth", row);
 }
 
 std::vector<reward::RewardItem> reward_items(const data::Batch& batch,
@@ -42,8 +53,8 @@ std::vector<reward::RewardItem> reward_items(const data::Batch& batch,
     item.response = tokenizer.decode(
         std::span<const std::int32_t>(ids, static_cast<std::size_t>(item.valid_response_length)),
         true);
-    item.data_source = string_field(batch.non_tensor(reward_fn_key)[static_cast<std::size_t>(i)],
-                                    reward_fn_key, i);
+    item.data_source = string_field(
+        batch, batch.non_tensor(reward_fn_key)[static_cast<std::size_t>(i)], reward_fn_key, i);
     item.ground_truth = ground_truth(batch, i);
     if (batch.has_non_tensor("extra_info")) {
       item.extra_info = batch.non_tensor("extra_info")[static_cast<std::size_t>(i)];

@@ -130,7 +130,8 @@ PpoRunSummary run_ppo(const config::CheckReport& report) {
   const std::int64_t start = resume_ppo_checkpoint(ctx).value_or(0);
   summary.last_step = start;
   if (start > 0) log_note("resumed from global step " + std::to_string(start));
-  if (ctx.val_data && (t.val_before_train || t.val_only)) {
+  // verl's fit: val_only returns after the validation before training, and only there.
+  if (ctx.val_data && t.val_before_train) {
     const Metrics val = validate(ctx, start);
     record_validation(loop, val);
     tracking.log(val, start);

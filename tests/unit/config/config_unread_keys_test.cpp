@@ -125,8 +125,15 @@ TEST(UnreadKeys, IgnoredKeysTakeValuesOfTheirDefaultsKind) {
                 "its value: got a number 1.500000 where verl's default is an integer 8",
                 "actor_rollout_ref.rollout.layered_summon: verlpp ignores this setting, but verl "
                 "would refuse its value: got a list where verl's default is a boolean false"}));
+  // torch's DataLoader: "num_workers option should be non-negative".
+  EXPECT_EQ(mismatches({"data.dataloader_num_workers=-3"}),
+            std::vector<std::string>{
+                "data.dataloader_num_workers: verlpp ignores this setting, but verl would refuse "
+                "its value: got an integer -3 where verl needs a worker count >= 0 (torch's "
+                "DataLoader and verl's pools refuse a negative one)"});
   EXPECT_TRUE(mismatches({"data.use_shm=true", "data.dataloader_num_workers=2",
-                          "data.dataloader_num_workers=null", "+ray_kwargs.ray_init.num_cpus=4",
+                          "data.dataloader_num_workers=0", "data.dataloader_num_workers=null",
+                          "+ray_kwargs.ray_init.num_cpus=4",
                           "actor_rollout_ref.rollout.cudagraph_capture_sizes=[1,2,4]"})
                   .empty());
 }

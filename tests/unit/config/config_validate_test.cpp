@@ -315,6 +315,40 @@ TEST(ValidateBatch, TrainBatchBelowOneIsOneError) {
   }
 }
 
+// val_kwargs.n samples each validation prompt that many times (verl repeats the batch by it): 0
+// or less is refused before the run, not at the first validation (a break-test trained and saved
+// two steps, then stopped on "repeat_interleave: times must be >= 1").
+// verl's fit returns on trainer.val_only only inside its val_before_train branch: without it the
+// run trains, and check says so.
+TEST(ValidateTrainer, ValOnlyWithoutValidationBeforeTrainingIsANotice) {
+  const auto notices = [](const Checked& c) {
+    std::vector<std::string> keys;
+    for (const auto& f : c.findings) {
+      if (f.severity == Finding::Severity::notice && f.key == "trainer.val_only") {
+        keys.push_back(f.message);
+      }
+    }
+    return keys;
+  };
+  const auto trains =
+      notices(check(grpo({"trainer.val_only=true", "trainer.val_before_train=false"})));
+  ASSERT_EQ(trains.size(), 1u);
+  EXPECT_TRUE(contains(trains[0], "this run trains")) << trains[0];
+  EXPECT_TRUE(
+      notices(check(grpo({"trainer.val_only=true", "trainer.val_before_train=true"}))).empty());
+}
+
+TEST(ValidateRollout, ValidationSamplesBelowOneAreRefused) {
+  for (const std::string& bad : {std::string("0"), std::string("-3")}) {
+    const Checked c = check(grpo({kRollout + ".val_kwargs.n=" + bad}));
+    const auto errors = errors_with_key(c.findings, kRollout + ".val_kwargs.n");
+    ASSERT_EQ(errors.size(), 1u) << describe(c.findings);
+    EXPECT_TRUE(contains(errors[0].message, "must be >= 1")) << errors[0].message;
+  }
+  EXPECT_FALSE(
+      has_error(check(grpo({kRollout + ".val_kwargs.n=2"})).findings, kRollout + ".val_kwargs.n"));
+}
+
 TEST(ValidateBatch, MiniBatchSamplesNotDivisibleByDp) {
   // 3 × n 4 = 12 samples over dp 8: 12 % 8 = 4.
   const Checked c = check(grpo({kActor + ".ppo_mini_batch_size=3"}));

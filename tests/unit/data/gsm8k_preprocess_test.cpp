@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
 #include "verlpp/data/row_reader.h"
@@ -56,6 +58,18 @@ TEST(Gsm8kPreprocess, BadRawRowsNameFileAndLine) {
     EXPECT_NE(std::string(e.what()).find("line 1: GSM8K answer has no"), std::string::npos)
         << e.what();
   }
+}
+
+// A missing or bad test split writes nothing: a break-test found train.jsonl and train.parquet
+// written before the missing test.jsonl stopped the conversion.
+TEST(Gsm8kPreprocess, NothingIsWrittenUnlessBothSplitsConvert) {
+  TempDir dir;
+  dir.file("train.jsonl", "{\"question\": \"q\", \"answer\": \"#### 1\"}\n");
+  EXPECT_THROW(preprocess_gsm8k(dir.path(), dir.path("out"), false), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out/train.jsonl")));
+  dir.file("test.jsonl", "{\"question\": \"q\"}\n");
+  EXPECT_THROW(preprocess_gsm8k(dir.path(), dir.path("out"), false), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out/train.jsonl")));
 }
 
 }  // namespace

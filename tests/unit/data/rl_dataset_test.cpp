@@ -98,7 +98,14 @@ TEST(RLHFDataset, FilterOverlongPrompts) {
   EXPECT_EQ(dataset.filtered_out(), 1);
   EXPECT_EQ(row_of(dataset.collate({0}).tensor("input_ids"), 0), kHi);
   config.max_prompt_length = 8;
-  EXPECT_THROW(RLHFDataset(config, qwen3()), Error);  // nothing left
+  try {  // nothing left: the message names the files, so a user tells train from val
+    RLHFDataset(config, qwen3());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "data: no rows of " + dir.path("t.jsonl") +
+                                         " left after filtering 2 prompts longer than "
+                                         "data.max_prompt_length=8");
+  }
 }
 
 TEST(RLHFDataset, ChatTemplateKwargs) {

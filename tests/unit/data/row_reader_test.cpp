@@ -50,6 +50,28 @@ TEST(RowReader, ConcatenatesFilesInOrder) {
   EXPECT_EQ(file.rows[8]["reward_model"]["ground_truth"], "18");
 }
 
+// verl hands each data.train_files entry to the datasets loader, which expands glob patterns
+// (a break-test's 'ds_*.jsonl' was "no such file").
+TEST(RowReader, PatternsReadTheMatchingFilesInSortedOrder) {
+  TempDir dir;
+  dir.file("part_2.jsonl", "{\"x\": 2}\n");
+  dir.file("part_1.jsonl", "{\"x\": 1}\n{\"x\": 11}\n");
+  dir.file("other.jsonl", "{\"x\": 9}\n");
+  const std::string pattern = dir.path("part_*.jsonl");
+  const RowFile file = read_rows(std::vector<std::string>{pattern});
+  ASSERT_EQ(file.rows.size(), 3u);
+  EXPECT_EQ(file.rows[0]["x"], 1);
+  EXPECT_EQ(file.rows[2]["x"], 2);
+  EXPECT_EQ(file.origins[2].describe(), dir.path("part_2.jsonl") + " line 1");
+  const std::string none = dir.path("nothing_*.jsonl");
+  try {
+    read_rows(std::vector<std::string>{none});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), none + ": no data file matches this pattern");
+  }
+}
+
 TEST(RowReader, JsonArrayAndJsonLinesInDotJson) {
   TempDir dir;
   EXPECT_EQ(read_rows(dir.file("a.json", "[{\"x\": 1}, {\"x\": 2}]")).rows[1]["x"], 2);
@@ -67,9 +89,9 @@ TEST(RowReader, MalformedLineNamesFileAndLine) {
 // it recursed off the stack) and a number beyond a double ("internal error" before).
 TEST(RowReader, DeepRowsAndHugeNumbersNameFileAndLine) {
   TempDir dir;
-  const std::string deep = dir.file(
-      "deep.jsonl", "{\"x\": 1}\n{\"x\": " + std::string(200000, '[') +
-                        std::string(200000, ']') + "}\n");
+  const std::string deep =
+      dir.file("deep.jsonl", "{\"x\": 1}\n{\"x\": " + std::string(200000, '[') +
+                                 std::string(200000, ']') + "}\n");
   const std::string message = error_of(deep);
   EXPECT_NE(message.find(deep + " line 2: not valid JSON"), std::string::npos) << message;
   EXPECT_NE(message.find("nested more than 1000 levels deep"), std::string::npos) << message;

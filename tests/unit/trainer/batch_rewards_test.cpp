@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "verlpp/core/error.h"
+#include "verlpp/data/rl_dataset.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -55,6 +56,31 @@ TEST(BatchRewards, MissingColumnsNameTheKey) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'source'"), std::string::npos) << e.what();
+  }
+}
+
+// A row without a ground truth or data_source is named by its file and line, as the dataset told
+// them (a break-test got "row 2", a place in the shuffled batch, and no file).
+TEST(BatchRewards, ARowWithoutGroundTruthOrSourceNamesItsFileAndLine) {
+  std::vector<std::int64_t> lengths;
+  data::Batch batch = gsm8k_batch({"#### 72", "#### 7"}, lengths);
+  batch.set_non_tensor(data::kDataOrigin, {"train.jsonl line 3", "train.jsonl line 4"});
+  batch.set_non_tensor("reward_model", {{{"ground_truth", "72"}}, {{"style", "rule"}}});
+  try {
+    compute_batch_rewards(batch, qwen3(), {}, "data_source");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "reward: row 1 (train.jsonl line 4) has no reward_model.ground_truth");
+  }
+  batch.set_non_tensor("reward_model", {{{"ground_truth", "72"}}, {{"ground_truth", "7"}}});
+  batch.set_non_tensor("data_source", {"openai/gsm8k", nullptr});
+  try {
+    compute_batch_rewards(batch, qwen3(), {}, "data_source");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "reward: row 1 (train.jsonl line 4) has no string data_source (got null)");
   }
 }
 
