@@ -334,6 +334,8 @@ int run_generate(const GenerateOptions& o) {
     dc.files = {o.data};
     dc.prompt_key = o.prompt_key;
     dc.max_prompt_length = o.max_prompt_length;
+    dc.overlong_wording = {"--max-prompt-length",
+                           "(verlpp generate): raise it or shorten the prompt"};
     dc.max_samples = o.max_samples;
     dc.shuffle = false;
     dc.return_raw_chat = false;

@@ -177,7 +177,8 @@ printf '{"prompt": [{"role": "user", "content": "hi"}]}\n{"prompt": [{"role": "u
 echo "keep me" > "$work/kept.jsonl"
 out=$(gen --data "$work/rows.jsonl" --max-prompt-length 40 --batch-size 1 --response-length 2 \
       --output "$work/kept.jsonl" 2>&1); rc=$?
-[ "$rc" -eq 1 ] && grep -qF "data.max_prompt_length" <<<"$out" && [ "$(cat "$work/kept.jsonl")" = "keep me" ] &&
+[ "$rc" -eq 1 ] && grep -qF "longer than --max-prompt-length=40 (verlpp generate): raise it" <<<"$out" &&
+  [ "$(cat "$work/kept.jsonl")" = "keep me" ] &&
   [ -z "$(ls -A "$work" | grep 'kept.jsonl.tmp')" ] ||
   fail "failed generate touched --output (exit $rc): $out / $(cat "$work/kept.jsonl")"
 # --output naming the --data file would replace the prompts with the generations: refused first.

@@ -16,7 +16,8 @@ Truncation parse_truncation(const std::string& name) {
 
 std::vector<std::int32_t> truncate_ids(const std::vector<std::int32_t>& ids,
                                        std::int64_t max_length, Truncation truncation,
-                                       const std::string& where) {
+                                       const std::string& where,
+                                       const OverlongPromptWording& wording) {
   const auto size = static_cast<std::int64_t>(ids.size());
   if (size <= max_length) return ids;
   switch (truncation) {
@@ -33,16 +34,14 @@ std::vector<std::int32_t> truncate_ids(const std::vector<std::int32_t>& ids,
     case Truncation::error:
       break;
   }
-  throw Error(fmt::format(
-      "{}: prompt is {} tokens, longer than data.max_prompt_length={} (data.truncation=error); "
-      "drop such rows with data.filter_overlong_prompts=true or set data.truncation to "
-      "left/right/middle",
-      where, size, max_length));
+  throw Error(fmt::format("{}: prompt is {} tokens, longer than {}={} {}", where, size,
+                          wording.limit, max_length, wording.remedy));
 }
 
 PaddedPrompt left_pad(const std::vector<std::int32_t>& ids, std::int64_t max_length,
-                      std::int32_t pad_id, Truncation truncation, const std::string& where) {
-  const auto kept = truncate_ids(ids, max_length, truncation, where);
+                      std::int32_t pad_id, Truncation truncation, const std::string& where,
+                      const OverlongPromptWording& wording) {
+  const auto kept = truncate_ids(ids, max_length, truncation, where, wording);
   const auto pad = max_length - static_cast<std::int64_t>(kept.size());
   PaddedPrompt out;
   out.input_ids.assign(static_cast<std::size_t>(pad), pad_id);

@@ -16,11 +16,21 @@ enum class Truncation { error, left, right, middle };
 // Parses "error" / "left" / "right" / "middle"; throws verlpp::Error naming data.truncation.
 Truncation parse_truncation(const std::string& name);
 
+// How the error for a prompt over the limit names the limit and what to do: the trainer's data.*
+// keys by default; `verlpp generate` names its own flag.
+struct OverlongPromptWording {
+  std::string limit = "data.max_prompt_length";
+  std::string remedy =
+      "(data.truncation=error); drop such rows with data.filter_overlong_prompts=true or set "
+      "data.truncation to left/right/middle";
+};
+
 // `ids` cut to at most `max_length` by `truncation`. With Truncation::error and a longer prompt,
-// throws verlpp::Error "<where>: prompt is N tokens, longer than data.max_prompt_length=L ...".
+// throws verlpp::Error "<where>: prompt is N tokens, longer than <limit>=L <remedy>".
 std::vector<std::int32_t> truncate_ids(const std::vector<std::int32_t>& ids,
                                        std::int64_t max_length, Truncation truncation,
-                                       const std::string& where);
+                                       const std::string& where,
+                                       const OverlongPromptWording& wording = {});
 
 // One prompt as the actor sees it: exactly max_length positions, left-padded.
 struct PaddedPrompt {
@@ -31,6 +41,7 @@ struct PaddedPrompt {
 
 // postprocess_data(max_length, pad_token_id, left_pad=True, truncation) for one sequence.
 PaddedPrompt left_pad(const std::vector<std::int32_t>& ids, std::int64_t max_length,
-                      std::int32_t pad_id, Truncation truncation, const std::string& where);
+                      std::int32_t pad_id, Truncation truncation, const std::string& where,
+                      const OverlongPromptWording& wording = {});
 
 }  // namespace verlpp::data

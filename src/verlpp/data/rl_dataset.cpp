@@ -235,7 +235,8 @@ Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
       pixel_values.push_back(tensors.pixel_values);
       image_grid_thw.push_back(tensors.image_grid_thw);
     }
-    auto padded = left_pad(ids, config_.max_prompt_length, pad_id_, config_.truncation, where);
+    auto padded = left_pad(ids, config_.max_prompt_length, pad_id_, config_.truncation, where,
+                           config_.overlong_wording);
     input_ids.push_back(std::move(padded.input_ids));
     attention_mask.push_back(std::move(padded.attention_mask));
     position_ids.push_back(std::move(padded.position_ids));
@@ -245,8 +246,8 @@ Batch RLHFDataset::collate(const std::vector<std::int64_t>& indices) const {
       column.resize(static_cast<std::size_t>(position));  // earlier rows without it: null
       column.push_back(value);
     }
-    columns["raw_prompt_ids"].push_back(
-        truncate_ids(ids, config_.max_prompt_length, config_.truncation, where));
+    columns["raw_prompt_ids"].push_back(truncate_ids(
+        ids, config_.max_prompt_length, config_.truncation, where, config_.overlong_wording));
     if (config_.return_raw_chat) columns["raw_prompt"].push_back(r[config_.prompt_key]);
     const bool has_index = r.contains("extra_info") && r["extra_info"].is_object() &&
                            r["extra_info"].contains("index");

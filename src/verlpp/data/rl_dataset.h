@@ -27,10 +27,11 @@ struct RLHFDatasetConfig {
   std::int64_t max_prompt_length = 512;
   bool filter_overlong_prompts = false;  // drop rows whose templated prompt is longer
   Truncation truncation = Truncation::error;
-  bool return_raw_chat = true;    // add the messages as non-tensor "raw_prompt"
-  std::int64_t max_samples = -1;  // data.train_max_samples; > 0 keeps that many rows
-  bool shuffle = true;            // with max_samples: a seeded random subset
-  std::int64_t seed = 1;          // data.seed (null in verl means 1)
+  OverlongPromptWording overlong_wording;  // how a prompt over the limit is reported
+  bool return_raw_chat = true;             // add the messages as non-tensor "raw_prompt"
+  std::int64_t max_samples = -1;           // data.train_max_samples; > 0 keeps that many rows
+  bool shuffle = true;                     // with max_samples: a seeded random subset
+  std::int64_t seed = 1;                   // data.seed (null in verl means 1)
   tokenizer::OrderedJson apply_chat_template_kwargs = tokenizer::OrderedJson::object();
   ImageSettings images;  // data.image_key and the image processing (row_images.h)
 };

@@ -86,6 +86,16 @@ TEST(RLHFDataset, TruncationModes) {
               std::string::npos)
         << e.what();
   }
+  // `verlpp generate` names its own flag (a break-test was told about data.* keys it lacks).
+  config.overlong_wording = {"--max-prompt-length", "(verlpp generate): raise it"};
+  try {
+    RLHFDataset(config, qwen3()).collate({1});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), file +
+                                         " line 2: prompt is 10 tokens, longer than "
+                                         "--max-prompt-length=5 (verlpp generate): raise it");
+  }
   EXPECT_THROW(parse_truncation("both"), Error);
 }
 
