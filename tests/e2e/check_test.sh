@@ -151,6 +151,14 @@ run "$VERLPP" check --no-print-config --config-name sft_trainer optim.optimizer=
 expect_rc 1 "sft config"
 expect_has "== sft config: built-in sft_trainer" "sft config"
 expect_has "optim.optimizer: 'SGD' is not supported" "sft config"
+# SFT's batch split over its ranks, as the launched run would refuse it (a break-test's check said
+# "valid" and both ranks then failed), and verl's checkpoint items (refused as unread keys before).
+run "$VERLPP" check --no-print-config --config-name sft_trainer data.train_batch_size=9 trainer.n_gpus_per_node=2 \
+  "checkpoint.save_contents=[model,optimizer,extra,hf_model]" "checkpoint.load_contents=[model]"
+expect_rc 1 "sft batch split"
+expect_has "data.train_batch_size: 9 rows cannot be split evenly over 2 data-parallel ranks" "sft batch split"
+expect_has "checkpoint.load_contents: leaves out 'optimizer'" "sft checkpoint contents"
+expect_lacks "checkpoint.save_contents" "sft checkpoint contents"
 # Any optimizer but AdamW is refused (it trained AdamW under any name).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.optimizer=SGD
 expect_rc 1 "optimizer SGD"

@@ -150,15 +150,6 @@ SamplingConfig bind_sampling(const Section& s) {
   return v;
 }
 
-CheckpointContents bind_checkpoint_contents(const Section& s) {
-  CheckpointContents c;
-  if (!s.has("checkpoint")) return c;
-  const Section checkpoint = s.child("checkpoint");
-  if (checkpoint.has("save_contents")) c.save_contents = checkpoint.strings("save_contents");
-  if (checkpoint.has("load_contents")) c.load_contents = checkpoint.strings("load_contents");
-  return c;
-}
-
 ActorConfig bind_actor(const Section& s) {
   ActorConfig a;
   a.strategy = s.string("strategy");
@@ -435,6 +426,15 @@ TrainerConfig bind_trainer(const Section& s) {
 }
 
 }  // namespace
+
+CheckpointContents bind_checkpoint_contents(const Section& s) {
+  CheckpointContents c;
+  if (!s.has("checkpoint")) return c;
+  const Section checkpoint = s.child("checkpoint");
+  if (checkpoint.has("save_contents")) c.save_contents = checkpoint.strings("save_contents");
+  if (checkpoint.has("load_contents")) c.load_contents = checkpoint.strings("load_contents");
+  return c;
+}
 
 Config bind_config(const Node& root, KeyReads* reads) {
   const Section top(&root, "", reads);

@@ -115,6 +115,9 @@ struct CheckpointContents {
   std::vector<std::string> save_contents, load_contents;
 };
 
+// The checkpoint.{save,load}_contents lists under section `s` (empty when absent).
+CheckpointContents bind_checkpoint_contents(const Section& s);
+
 struct ActorConfig {
   std::string strategy;
   CheckpointContents checkpoint;

@@ -133,6 +133,20 @@ void validate_trainer(const SftTrainerConfig& t, Findings& out) {
   }
 }
 
+// verl's SFT trainer divides data.train_batch_size over the data-parallel ranks (nnodes ×
+// n_gpus_per_node, every rank a data-parallel rank) and asserts it splits evenly; the run would
+// stop there on every rank.
+void check_data_parallel_split(const SftConfig& c, Findings& out) {
+  const std::int64_t ranks = c.trainer.nnodes * c.trainer.n_gpus_per_node;
+  if (c.data.train_batch_size < 1 || ranks < 1 || c.data.train_batch_size % ranks == 0) return;
+  add_error(
+      out, "data.train_batch_size",
+      fmt::format("{} rows cannot be split evenly over {} data-parallel ranks "
+                  "(trainer.nnodes {} × trainer.n_gpus_per_node {})",
+                  c.data.train_batch_size, ranks, c.trainer.nnodes, c.trainer.n_gpus_per_node),
+      fmt::format("data.train_batch_size={}", (c.data.train_batch_size / ranks + 1) * ranks));
+}
+
 }  // namespace
 
 SftConfig bind_sft_config(const Node& root, KeyReads* reads) {
@@ -146,6 +160,7 @@ SftConfig bind_sft_config(const Node& root, KeyReads* reads) {
   c.engine_dtype = engine.string("dtype");
   c.engine_sharding = bind_sharding(engine);
   c.trainer = bind_sft_trainer(top.child("trainer"));
+  c.checkpoint = bind_checkpoint_contents(top);
   return c;
 }
 
@@ -155,6 +170,8 @@ Findings validate_sft_config(const SftConfig& config) {
   validate_optim(config.optim, out);
   check_no_lora("model", config.model.lora.rank, out);
   validate_trainer(config.trainer, out);
+  check_checkpoint_contents("checkpoint", config.checkpoint, out);
+  check_data_parallel_split(config, out);
   if (config.engine_dtype != "bfloat16" && config.engine_dtype != "float16" &&
       config.engine_dtype != "float32") {
     add_error(

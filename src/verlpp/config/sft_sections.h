@@ -48,6 +48,7 @@ struct SftConfig {
   std::string engine_strategy, engine_dtype;  // engine.strategy, engine.dtype (compute dtype)
   ShardingConfig engine_sharding;             // engine.fsdp_size, *_offload, reshard_after_forward
   SftTrainerConfig trainer;
+  CheckpointContents checkpoint;  // checkpoint.save_contents / load_contents
 };
 
 // Reads the typed sections from a resolved sft_trainer tree. Throws verlpp::Error naming the key

@@ -226,42 +226,6 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
   }
 }
 
-// verl's checkpoint contents: verlpp writes model, optimizer, extra and the Hugging Face weights
-// at every checkpoint, and restores model, optimizer and extra on resume.
-void check_checkpoint_contents(const std::string& prefix, const CheckpointContents& c,
-                               Findings& out) {
-  constexpr std::array<std::string_view, 4> kItems = {"model", "optimizer", "extra", "hf_model"};
-  constexpr std::array<std::string_view, 3> kRestored = {"model", "optimizer", "extra"};
-  const auto has = [](const std::vector<std::string>& list, std::string_view item) {
-    return std::find(list.begin(), list.end(), item) != list.end();
-  };
-  for (const auto& [key, list] : {std::pair{prefix + ".save_contents", &c.save_contents},
-                                  std::pair{prefix + ".load_contents", &c.load_contents}}) {
-    for (const std::string& item : *list) {
-      if (std::find(kItems.begin(), kItems.end(), item) == kItems.end()) {
-        add_error(out, key,
-                  fmt::format("unknown item '{}'; valid: model, optimizer, extra, hf_model", item),
-                  key + "=[model,optimizer,extra]");
-      }
-    }
-  }
-  for (const auto item : kRestored) {
-    if (!c.save_contents.empty() && !has(c.save_contents, item)) {
-      add_notice(out, prefix + ".save_contents",
-                 fmt::format("leaves out '{}', but verlpp saves model, optimizer, extra and the "
-                             "Hugging Face weights at every checkpoint",
-                             item));
-    }
-    if (!c.load_contents.empty() && !has(c.load_contents, item)) {
-      add_error(out, prefix + ".load_contents",
-                fmt::format("leaves out '{}', but verlpp restores model, optimizer and extra on "
-                            "resume",
-                            item),
-                prefix + ".load_contents=[model,optimizer,extra]");
-    }
-  }
-}
-
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
@@ -859,6 +823,40 @@ void check_numbers(const Config& c, Findings& out) {
   finite_at_least(out, "algorithm.gamma", c.algorithm.gamma, 0.0, "1.0");
   finite_at_least(out, "algorithm.lam", c.algorithm.lam, 0.0, "1.0");
   finite_at_least(out, "algorithm.kl_ctrl.kl_coef", c.algorithm.kl_ctrl.kl_coef, 0.0, "0.001");
+}
+
+void check_checkpoint_contents(const std::string& prefix, const CheckpointContents& c,
+                               Findings& out) {
+  constexpr std::array<std::string_view, 4> kItems = {"model", "optimizer", "extra", "hf_model"};
+  constexpr std::array<std::string_view, 3> kRestored = {"model", "optimizer", "extra"};
+  const auto has = [](const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  for (const auto& [key, list] : {std::pair{prefix + ".save_contents", &c.save_contents},
+                                  std::pair{prefix + ".load_contents", &c.load_contents}}) {
+    for (const std::string& item : *list) {
+      if (std::find(kItems.begin(), kItems.end(), item) == kItems.end()) {
+        add_error(out, key,
+                  fmt::format("unknown item '{}'; valid: model, optimizer, extra, hf_model", item),
+                  key + "=[model,optimizer,extra]");
+      }
+    }
+  }
+  for (const auto item : kRestored) {
+    if (!c.save_contents.empty() && !has(c.save_contents, item)) {
+      add_notice(out, prefix + ".save_contents",
+                 fmt::format("leaves out '{}', but verlpp saves model, optimizer, extra and the "
+                             "Hugging Face weights at every checkpoint",
+                             item));
+    }
+    if (!c.load_contents.empty() && !has(c.load_contents, item)) {
+      add_error(out, prefix + ".load_contents",
+                fmt::format("leaves out '{}', but verlpp restores model, optimizer and extra on "
+                            "resume",
+                            item),
+                prefix + ".load_contents=[model,optimizer,extra]");
+    }
+  }
 }
 
 void validate_config(const Config& config, const Layout& layout, Findings& findings) {
