@@ -186,6 +186,17 @@ kill "$listener" 2>/dev/null
 [ "$rc" -eq 1 ] && grep -qF -- "--master-port $port on 127.0.0.1 is taken" <<<"$out" ||
   fail "master port taken (exit $rc): $out"
 
+# Node 0 of 2 says that its ranks wait for the other node (a break-test's waited silently); its
+# rank and then the launcher are killed once it has said so.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$VERLPP" launch --nnodes 2 --node-rank 0 --nproc-per-node 1 --master-port "$port" ppo "${common[@]}" \
+  trainer.nnodes=2 trainer.default_local_dir="$work/nn2" > "$work/nn2.log" 2>&1 &
+nn2=$!
+for _ in $(seq 50); do grep -q "they wait at" "$work/nn2.log" && break; sleep 0.1; done
+pkill -KILL -P "$nn2"; kill -KILL "$nn2" 2>/dev/null; wait "$nn2" 2>/dev/null
+grep -qF "verlpp launch: node 0 of 2 started ranks 0-0; they wait at 127.0.0.1:$port for the 1 ranks of the other nodes" "$work/nn2.log" ||
+  fail "launch --nnodes 2 waits silently: $(cat "$work/nn2.log")"
+
 # A rank killed mid-run: the launcher names it and the run ends (no hang).
 VERL_FILE_LOGGER_PATH="$work/killed.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
   trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/killed" trainer.total_training_steps=100 \

@@ -188,6 +188,15 @@ int launch_local_ranks(const LaunchOptions& options, const std::string& program,
     const auto env = rank_environment(options, port, local);
     ranks[spawn(program, arguments, env)] = std::stoi(env.at("RANK"));
   }
+  if (options.nnodes > 1) {  // a break-test's node 0 waited for a node that never came, silently
+    std::cerr << fmt::format(
+        "verlpp launch: node {} of {} started ranks {}-{}; they wait at {}:{} for the {} ranks "
+        "of the other nodes (up to the run's rendezvous timeout, actor_rollout_ref.nccl_timeout "
+        "for ppo)\n",
+        options.node_rank, options.nnodes, options.node_rank * options.nproc_per_node,
+        (options.node_rank + 1) * options.nproc_per_node - 1, options.master_addr, port,
+        (options.nnodes - 1) * options.nproc_per_node);
+  }
   return supervise(std::move(ranks), options.grace);
 }
 
