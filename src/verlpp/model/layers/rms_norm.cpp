@@ -95,6 +95,19 @@ bool fuse_add(const at::Tensor& x, const at::Tensor& delta, const at::Tensor& we
          delta.device() == x.device();
 }
 
+// x + delta and its norm of `kind`: one fused kernel where fuse_add allows, else the sum and
+// `norm` (the unfused function of the same kind).
+AddNorm add_norm(const at::Tensor& x, const at::Tensor& delta, const at::Tensor& weight, double eps,
+                 RmsNormKind kind,
+                 at::Tensor (*norm)(const at::Tensor&, const at::Tensor&, double)) {
+  if (fuse_add(x, delta, weight)) {
+    const kernels::AddRmsNorm out = kernels::add_rms_norm_forward(x, delta, weight, eps, kind);
+    return {out.sum, out.y};
+  }
+  const at::Tensor sum = x + delta;
+  return {sum, norm(sum, weight, eps)};
+}
+
 }  // namespace
 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
@@ -125,24 +138,12 @@ at::Tensor gated_rms_norm(const at::Tensor& o, const at::Tensor& z, const at::Te
 
 AddNorm add_rms_norm(const at::Tensor& x, const at::Tensor& delta, const at::Tensor& weight,
                      double eps) {
-  if (fuse_add(x, delta, weight)) {
-    const kernels::AddRmsNorm out =
-        kernels::add_rms_norm_forward(x, delta, weight, eps, RmsNormKind::scaled);
-    return {out.sum, out.y};
-  }
-  const at::Tensor sum = x + delta;
-  return {sum, rms_norm(sum, weight, eps)};
+  return add_norm(x, delta, weight, eps, RmsNormKind::scaled, rms_norm);
 }
 
 AddNorm add_zero_centered_rms_norm(const at::Tensor& x, const at::Tensor& delta,
                                    const at::Tensor& weight, double eps) {
-  if (fuse_add(x, delta, weight)) {
-    const kernels::AddRmsNorm out =
-        kernels::add_rms_norm_forward(x, delta, weight, eps, RmsNormKind::zero_centered);
-    return {out.sum, out.y};
-  }
-  const at::Tensor sum = x + delta;
-  return {sum, zero_centered_rms_norm(sum, weight, eps)};
+  return add_norm(x, delta, weight, eps, RmsNormKind::zero_centered, zero_centered_rms_norm);
 }
 
 }  // namespace verlpp::model
