@@ -19,7 +19,7 @@
 #include <set>
 
 #include "commands.h"
-#include "model_folder.h"
+#include "verlpp/config/model_folder.h"
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
@@ -373,9 +373,9 @@ Command add_generate_command(CLI::App& app) {
                          "--prompt); JSON lines with prompt, response and score");
   cmd->add_option("--model", o->model, "Hugging Face checkpoint directory")
       ->required()
-      ->check(hf_folder_error);
+      ->check(config::hf_folder_error);
   cmd->add_option("--tokenizer", o->tokenizer, "tokenizer directory (default: --model)")
-      ->check(hf_folder_error);
+      ->check(config::hf_folder_error);
   cmd->add_option("--data", o->data, "verl RL rows: .jsonl, .json or .parquet");
   cmd->add_option("--prompt", o->prompts, "a user message (repeatable), chat-templated");
   cmd->add_option("--input", o->input,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "model_folder.h"
+#include "verlpp/config/model_folder.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -24,6 +25,7 @@
 #include "verlpp/model/model_config.h"
 #include "verlpp/model/presets.h"
 #include "verlpp/model/score.h"
+#include "verlpp/rollout/sampling.h"
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/train_checkpoint.h"
@@ -54,7 +56,9 @@ int run_score(const ScoreOptions& o) {
   model::apply_batch_invariant_setting(lm);
   const auto requests = model::read_score_requests(o.input, lm.config().vocab_size, true,
                                                    lm.config().max_position_embeddings);
-  const auto results = model::score(lm, requests, o.temperature, o.max_batch_tokens);
+  // At 0, the greedy log-probs verl's trainer takes (the temperature clamped, as it does).
+  const double temperature = std::max(o.temperature, rollout::kMinLogProbTemperature);
+  const auto results = model::score(lm, requests, temperature, o.max_batch_tokens);
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     if (!std::isfinite(r.sum)) {
@@ -317,11 +321,13 @@ Command add_model_command(CLI::App& app) {
       "score", "per-token log-probs of responses: JSON lines {\"prompt_ids\", \"response_ids\"}");
   s->add_option("--model", so->model, "Hugging Face checkpoint directory")
       ->required()
-      ->check(hf_folder_error);
+      ->check(config::hf_folder_error);
   s->add_option("--input", so->input,
                 "JSONL file of {\"prompt_ids\": [...], \"response_ids\": [...]}")
       ->required();
-  s->add_option("--temperature", so->temperature, "logits are divided by it (default 1)");
+  s->add_option("--temperature", so->temperature,
+                "logits are divided by it (default 1; 0: by 1e-8, as verl's trainer clamps it)")
+      ->check(CLI::NonNegativeNumber);
   s->add_option("--dtype", so->dtype,
                 "bfloat16, float16 or float32 (default: bfloat16 on cuda, float32 on cpu)");
   s->add_option("--device", so->device, "cuda (falls back to cpu without a GPU) or cpu");

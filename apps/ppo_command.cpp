@@ -8,6 +8,7 @@
 #include "verlpp/config/check.h"
 #include "verlpp/demo/demo.h"
 #include "verlpp/trainer/ppo_trainer.h"
+#include "verlpp/trainer/signals.h"
 
 namespace verlpp::apps {
 
@@ -29,8 +30,7 @@ Command add_ppo_command(CLI::App& app) {
           std::cout << config::format_report(report);
           return 1;
         }
-        trainer::run_ppo(report);
-        return 0;
+        return trainer::stopped_exit_code(trainer::run_ppo(report).stop_signal);
       }};
 }
 

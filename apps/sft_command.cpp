@@ -10,7 +10,9 @@
 #include "verlpp/config/check.h"
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
+#include "verlpp/core/log.h"
 #include "verlpp/trainer/sft_trainer.h"
+#include "verlpp/trainer/signals.h"
 
 namespace verlpp::apps {
 namespace {
@@ -29,15 +31,11 @@ bool report_findings(const config::Findings& findings) {
   return errors;
 }
 
-int run(const config::ConfigRequest& request) {
-  const config::SftCheckReport report = config::check_sft_config(request);
-  for (const std::string& key : report.ignored) {
-    std::cerr << fmt::format("verlpp sft: note: {}: accepted but ignored (an engine setting)\n",
-                             key);
-  }
-  if (report_findings(report.findings)) return 1;
-  const trainer::SftRunSummary summary = trainer::run_sft(report.config);
-  std::cout << fmt::format("verlpp sft: finished at step {}", summary.last_step);
+// The run's last line: where it stopped, its losses and the model for `verlpp ppo`.
+void print_summary(const trainer::SftRunSummary& summary) {
+  std::cout << fmt::format("verlpp sft: {} at step {}",
+                           summary.stop_signal != 0 ? "stopped by a signal" : "finished",
+                           summary.last_step);
   if (summary.last_train_loss)
     std::cout << fmt::format(", train/loss {:.4f}", *summary.last_train_loss);
   if (summary.last_val_loss) std::cout << fmt::format(", val/loss {:.4f}", *summary.last_val_loss);
@@ -46,7 +44,18 @@ int run(const config::ConfigRequest& request) {
               << (*summary.last_checkpoint / "actor" / "huggingface").string();
   }
   std::cout << "\n";
-  return 0;
+}
+
+int run(const config::ConfigRequest& request) {
+  const config::SftCheckReport report = config::check_sft_config(request);
+  for (const std::string& key : report.ignored) {
+    std::cerr << fmt::format("verlpp sft: note: {}: accepted but ignored (an engine setting)\n",
+                             key);
+  }
+  if (report_findings(report.findings)) return 1;
+  const trainer::SftRunSummary summary = trainer::run_sft(report.config);
+  if (is_main_rank()) print_summary(summary);
+  return trainer::stopped_exit_code(summary.stop_signal);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "model_folder.h"
+#include "verlpp/config/model_folder.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/json_parse.h"
 #include "verlpp/tokenizer/tokenizer.h"
@@ -110,7 +110,7 @@ Command add_tokenize_command(CLI::App& app) {
   cmd->add_option("--tokenizer", options->tokenizer_dir,
                   "directory with tokenizer.json (and tokenizer_config.json)")
       ->required()
-      ->check(hf_folder_error);
+      ->check(config::hf_folder_error);
   cmd->add_flag("--chat", options->chat,
                 "lines are JSON chat messages rendered with the chat template");
   cmd->add_flag("--json-lines", options->json_lines, "lines are JSON string literals");

@@ -159,6 +159,15 @@ expect_rc 1 "sft batch split"
 expect_has "data.train_batch_size: 9 rows cannot be split evenly over 2 data-parallel ranks" "sft batch split"
 expect_has "checkpoint.load_contents: leaves out 'optimizer'" "sft checkpoint contents"
 expect_lacks "checkpoint.save_contents" "sft checkpoint contents"
+# SFT's Ulysses size (refused as an unread key before, report bt8): checked as verl checks it,
+# then a notice that verlpp trains data parallel.
+run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_per_node=2 \
+  engine.ulysses_sequence_parallel_size=2
+expect_has "engine.ulysses_sequence_parallel_size: verlpp does not split sequences; it trains sharded data parallel over all 2 ranks" "sft ulysses 2"
+run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_per_node=2 \
+  engine.ulysses_sequence_parallel_size=3
+expect_rc 1 "sft ulysses 3"
+expect_has "engine.ulysses_sequence_parallel_size: 3 does not divide the 2 ranks" "sft ulysses 3"
 # Any optimizer but AdamW is refused (it trained AdamW under any name).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.optimizer=SGD
 expect_rc 1 "optimizer SGD"

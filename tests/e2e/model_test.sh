@@ -39,6 +39,17 @@ out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --devi
 grep -qE '^\{"logprobs":\[-[0-9.e-]+,-[0-9.e-]+,-[0-9.e-]+\],"sum":-[0-9.e-]+\}$' <<<"$(head -1 <<<"$out")" ||
   fail "first score line malformed: $out"
 
+# --temperature 0: the greedy log-probs verl's trainer takes (the temperature clamped at 1e-8):
+# the argmax token's near 0, any other's enormous (it was refused while ppo scored this way).
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu --temperature 0 2>&1); rc=$?
+[ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+for line in sys.argv[1].splitlines():
+    for lp in json.loads(line)["logprobs"]:
+        assert lp <= 0 and (lp > -1e-3 or lp < -1e3), lp
+' "$out" || fail "model score --temperature 0 (exit $rc): $out"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu --temperature -1 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -q -- "--temperature" <<<"$out" || fail "model score --temperature -1 (exit $rc): $out"
 printf '%s\n' '{"prompt_ids": [1], "response_ids": [2]}' '{"prompt_ids": [1], "response_ids": [50]}' > "$work/bad.jsonl"
 out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/bad.jsonl" --device cpu 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "bad.jsonl:2: 'response_ids' holds id 50 outside the vocabulary [0, 50)" <<<"$out"; then

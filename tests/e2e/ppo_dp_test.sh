@@ -217,6 +217,23 @@ elapsed=$((SECONDS - start))
 grep -qF "verlpp launch: rank 1 (pid $victim) was killed by signal 9" "$work/killed.log" ||
   fail "the launcher did not name the killed rank: $(tail -5 "$work/killed.log")"
 
+# SIGTERM to the launcher mid-run: it passes it on, both ranks finish the same step, rank 0 saves
+# it, every rank exits 143 and so does the launcher, which does not take that for a failure
+# (no "stopping the other ranks", no SIGKILL).
+VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/sig" trainer.total_training_steps=100 \
+  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/sig.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do [ -s "$work/sig.jsonl" ] && break; sleep 0.1; done
+kill -TERM "$launcher"
+wait "$launcher"; rc=$?
+stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint saved); exit status 143$/\1/p' "$work/sig.log")
+[ "$rc" -eq 143 ] || fail "launch after SIGTERM: exit $rc: $(tail -5 "$work/sig.log")"
+grep -q "stopping the other ranks\|was killed by signal" "$work/sig.log" &&
+  fail "the launcher took the stop for a failure: $(grep "verlpp launch" "$work/sig.log")"
+[ -n "$stopped" ] && [ "$(cat "$work/sig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
+  fail "no checkpoint of the stopped step: $(tail -5 "$work/sig.log")"
+
 # 2 ranks generate what 1 rank does: with VLLM_BATCH_INVARIANT=1 every logit is the same whatever
 # the rank's batch, so the step's 32-token responses and their scores are equal (the dumps). A
 # wider model than above (hidden 128): without the mode 1 of its 8 responses differed between 1

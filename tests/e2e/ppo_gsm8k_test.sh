@@ -283,7 +283,8 @@ assert abs(gdpo["critic/advantages/mean"]) < 1e-4 or gdpo["critic/advantages/max
 PY
 
 # 5. SIGTERM during training, delivered twice at once (as GNU timeout and a process group with
-# `verlpp launch` deliver one signal): the step finishes, a checkpoint is saved, exit 0.
+# `verlpp launch` deliver one signal): the step finishes, a checkpoint is saved, exit 143 (128 +
+# SIGTERM, what a shell reports for a process the signal ended).
 VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csig" \
   trainer.total_training_steps=200 trainer.save_freq=-1 trainer.val_before_train=false > "$work/sig.log" 2>&1 &
 pid=$!
@@ -291,8 +292,8 @@ for _ in $(seq 1 300); do grep -q "^step:1 - " "$work/sig.log" && break; sleep 0
 kill -TERM "$pid"
 kill -TERM "$pid"
 wait "$pid"; rc=$?
-stopped=$(sed -n 's/.*stopped by a signal after step \([0-9]*\).*/\1/p' "$work/sig.log")
-[ "$rc" -eq 0 ] || fail "SIGTERM: exit $rc: $(tail -3 "$work/sig.log")"
+stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint saved); exit status 143$/\1/p' "$work/sig.log")
+[ "$rc" -eq 143 ] || fail "SIGTERM: exit $rc: $(tail -3 "$work/sig.log")"
 [ -n "$stopped" ] && [ "$stopped" -lt 200 ] || fail "SIGTERM did not stop the run: $(tail -3 "$work/sig.log")"
 [ "$(cat "$work/csig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
   fail "no checkpoint of step $stopped after SIGTERM"

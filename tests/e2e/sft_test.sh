@@ -149,6 +149,14 @@ for tool in "model score --model ckpt/global_step_5 --input score.jsonl" \
   [ "$rc" -ne 0 ] && grep -qF "ckpt/global_step_5 is a training checkpoint: its model is ckpt/global_step_5/actor/huggingface" <<<"$out" ||
     fail "$tool on a training checkpoint (exit $rc): $out"
 done
+# So do sft and ppo given one as their model.path (ppo said only "tokenizer.json: cannot open").
+out=$("$VERLPP" sft "${sft[@]}" model.path=ckpt/global_step_5 trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "model.path: ckpt/global_step_5 is a training checkpoint: its model is ckpt/global_step_5/actor/huggingface" <<<"$out" ||
+  fail "sft on a training checkpoint (exit $rc): $out"
+out=$("$VERLPP" check actor_rollout_ref.model.path=ckpt/global_step_5 actor_rollout_ref.rollout.name=vllm 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -qF "actor_rollout_ref.model.path: ckpt/global_step_5 is a training checkpoint" <<<"$out" &&
+  grep -qF "fix: actor_rollout_ref.model.path=ckpt/global_step_5/actor/huggingface" <<<"$out" ||
+  fail "check of ppo on a training checkpoint (exit $rc): $out"
 
 # Bad input.
 out=$("$VERLPP" sft "${sft[@]}" "optim.betas=[]" trainer.default_local_dir=betas 2>&1); rc=$?
@@ -191,4 +199,50 @@ out=$(VLLM_BATCH_INVARIANT=1 "$VERLPP" sft "${sft[@]}" trainer.default_local_dir
       trainer.total_training_steps=1 2>&1); rc=$?
 [ "$rc" -eq 0 ] && grep -qF "VLLM_BATCH_INVARIANT=1: batch-invariant mode" <<<"$out" ||
   fail "sft with VLLM_BATCH_INVARIANT=1 (exit $rc): $(tail -3 <<<"$out")"
+# verl's SFT keys that verlpp refused (report bt8): model.custom_chat_template (used, and saved in
+# the checkpoint's tokenizer_config.json), +data.prompt_dict_keys / +data.response_dict_keys
+# (GSM8K's extra_info map), data.enable_thinking_default (true, or none as verl's YAML had it).
+for i in 1 2 3 4; do
+  echo "{\"extra_info\": {\"question\": \"$i+$i=\", \"answer\": \"$((i + i))\"}}"
+done > nested.jsonl
+template='{% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}={% endif %}'
+out=$("$VERLPP" sft "${sft[@]}" data.train_files=nested.jsonl data.val_files=null \
+      data.prompt_key=extra_info data.response_key=extra_info '+data.prompt_dict_keys=[question]' \
+      '+data.response_dict_keys=[answer]' "model.custom_chat_template='$template'" \
+      data.enable_thinking_default=true trainer.total_training_steps=1 \
+      trainer.default_local_dir="$work/verlkeys" 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "sft with verl's dict keys, custom template and thinking default (exit $rc): $out"
+python3 - "$work/verlkeys/global_step_1/actor/huggingface/tokenizer_config.json" "$template" <<'PY' ||
+import json, sys
+assert json.load(open(sys.argv[1]))["chat_template"] == sys.argv[2]
+PY
+  fail "the checkpoint's tokenizer_config.json does not hold model.custom_chat_template"
+out=$("$VERLPP" sft "${sft[@]}" data.enable_thinking_default=none data.enable_thinking_default=maybe \
+      trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "data.enable_thinking_default" <<<"$out" ||
+  fail "data.enable_thinking_default=maybe (exit $rc): $out"
+out=$("$VERLPP" check actor_rollout_ref.model.path=init actor_rollout_ref.rollout.name=vllm \
+      "actor_rollout_ref.model.custom_chat_template='$template'" 2>&1)
+! grep -q "✗ actor_rollout_ref.model.custom_chat_template" <<<"$out" && grep -q "== result" <<<"$out" ||
+  fail "check of ppo refuses actor_rollout_ref.model.custom_chat_template: $out"
+
+# SIGTERM during training, delivered twice at once (GNU timeout, a process group with `verlpp
+# launch`): the step finishes, its checkpoint is saved, exit 143 as ppo (report bt8: sft died
+# without saving while ppo saved and exited 0).
+"$VERLPP" sft "${sft[@]}" trainer.default_local_dir="$work/sig" trainer.save_freq=-1 \
+  trainer.total_epochs=100000 trainer.total_training_steps=200000 > "$work/sig.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q "^step:2 - " "$work/sig.log" && break; sleep 0.1; done
+kill -TERM "$pid"
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+stopped=$(sed -n 's/.*sft: stopped by signal 15 after step \([0-9]*\) (checkpoint saved)$/\1/p' "$work/sig.log")
+[ "$rc" -eq 143 ] || fail "sft after SIGTERM: exit $rc: $(tail -3 "$work/sig.log")"
+[ -n "$stopped" ] && [ "$stopped" -ge 2 ] && [ "$stopped" -lt 200000 ] ||
+  fail "SIGTERM did not stop sft after a step: $(tail -3 "$work/sig.log")"
+[ "$(cat "$work/sig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] &&
+  [ -f "$work/sig/global_step_$stopped/actor/huggingface/model.safetensors" ] ||
+  fail "sft saved no checkpoint of step $stopped after SIGTERM: $(ls "$work/sig" 2>&1)"
+grep -qF "verlpp sft: stopped by a signal at step $stopped, train/loss" "$work/sig.log" ||
+  fail "sft's last line does not say it was stopped: $(tail -1 "$work/sig.log")"
 exit $((failures > 0))

@@ -8,6 +8,8 @@
 
 #include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
+#include "verlpp/config/layout.h"
+#include "verlpp/config/model_folder.h"
 #include "verlpp/config/unread_keys.h"
 #include "verlpp/config/validate.h"
 #include "verlpp/model/model_config.h"
@@ -114,6 +116,10 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   const ModelConfig& model = report.config.model;
   const std::optional<model::ModelShape> shape = model::read_model_shape(
       expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
+  check_model_folder("actor_rollout_ref.model.path", model.path, report.findings);
+  if (need_critic(report.config)) {
+    check_model_folder("critic.model.path", report.config.critic.model.path, report.findings);
+  }
   report.layout = plan_layout(report.config, shape, report.findings);
   validate_config(report.config, report.layout, report.findings);
   report.ignored = ignored_keys(report.composed.user_keys);

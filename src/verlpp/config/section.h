@@ -55,6 +55,16 @@ class Section {
     if (get(key).is_null()) return std::nullopt;
     return boolean(key);
   }
+  // opt_boolean that also takes the string none (or None) for null, as verl's YAML once wrote
+  // data.enable_thinking_default.
+  std::optional<bool> opt_boolean_or_none(const std::string& key) const {
+    const Node& value = get(key);
+    if (value.kind() == Node::Kind::string &&
+        (value.as_string() == "none" || value.as_string() == "None")) {
+      return std::nullopt;
+    }
+    return opt_boolean(key);
+  }
   std::string string(const std::string& key) const {
     const Node& value = get(key);
     if (value.kind() != Node::Kind::string) fail(key, "expected a string, got " + value.describe());

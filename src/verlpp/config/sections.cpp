@@ -29,6 +29,7 @@ ModelConfig bind_model(const Section& s) {
   m.path = s.string("path");
   m.hf_config_path = s.opt_string("hf_config_path");
   m.tokenizer_path = s.opt_string("tokenizer_path");
+  if (s.has("custom_chat_template")) m.custom_chat_template = s.opt_string("custom_chat_template");
   m.use_remove_padding = s.boolean("use_remove_padding");
   m.enable_gradient_checkpointing = s.boolean("enable_gradient_checkpointing");
   m.lora.rank = s.integer("lora_rank");

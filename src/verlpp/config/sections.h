@@ -36,6 +36,7 @@ struct LoraConfig {
 struct ModelConfig {
   std::string path;
   std::optional<std::string> hf_config_path, tokenizer_path;
+  std::optional<std::string> custom_chat_template;  // replaces the tokenizer's chat template
   bool use_remove_padding = true, enable_gradient_checkpointing = true;
   LoraConfig lora;
 };

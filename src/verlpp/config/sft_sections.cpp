@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "verlpp/config/check.h"
+#include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
 #include "verlpp/config/validate.h"
@@ -26,6 +27,11 @@ SftDataConfig bind_sft_data(const Section& s) {
   d.messages_key = s.string("messages_key");
   d.prompt_key = s.opt_string("prompt_key");
   d.response_key = s.opt_string("response_key");
+  if (s.has("prompt_dict_keys")) d.prompt_dict_keys = s.strings("prompt_dict_keys");
+  if (s.has("response_dict_keys")) d.response_dict_keys = s.strings("response_dict_keys");
+  d.tools_key = s.string("tools_key");
+  d.enable_thinking_key = s.string("enable_thinking_key");
+  d.enable_thinking_default = s.opt_boolean_or_none("enable_thinking_default");
   d.max_length = s.integer("max_length");
   d.truncation = s.string("truncation");
   d.pad_mode = s.string("pad_mode");
@@ -147,6 +153,27 @@ void check_data_parallel_split(const SftConfig& c, Findings& out) {
       fmt::format("data.train_batch_size={}", (c.data.train_batch_size / ranks + 1) * ranks));
 }
 
+// Ulysses sequence parallelism as verl checks it (it divides the ranks); verlpp then trains
+// sharded data parallel over every rank, as ppo does with verl's model-parallel layouts.
+void check_ulysses(const SftConfig& c, Findings& out) {
+  const std::string key = "engine.ulysses_sequence_parallel_size";
+  const std::int64_t sp = c.ulysses_sequence_parallel_size;
+  const std::int64_t ranks = c.trainer.nnodes * c.trainer.n_gpus_per_node;
+  if (sp < 1 || (ranks > 0 && ranks % sp != 0)) {
+    add_error(out, key,
+              fmt::format("{} does not divide the {} ranks (trainer.nnodes × "
+                          "trainer.n_gpus_per_node)",
+                          sp, ranks),
+              key + "=1");
+  } else if (sp > 1) {
+    add_notice(out, key,
+               fmt::format("verlpp does not split sequences; it trains sharded data parallel "
+                           "over all {} ranks (the same step; activations are not divided by {})",
+                           ranks, sp),
+               key + "=1");
+  }
+}
+
 }  // namespace
 
 SftConfig bind_sft_config(const Node& root, KeyReads* reads) {
@@ -159,6 +186,7 @@ SftConfig bind_sft_config(const Node& root, KeyReads* reads) {
   c.engine_strategy = engine.string("strategy");
   c.engine_dtype = engine.string("dtype");
   c.engine_sharding = bind_sharding(engine);
+  c.ulysses_sequence_parallel_size = engine.integer("ulysses_sequence_parallel_size");
   c.trainer = bind_sft_trainer(top.child("trainer"));
   c.checkpoint = bind_checkpoint_contents(top);
   return c;
@@ -172,6 +200,7 @@ Findings validate_sft_config(const SftConfig& config) {
   validate_trainer(config.trainer, out);
   check_checkpoint_contents("checkpoint", config.checkpoint, out);
   check_data_parallel_split(config, out);
+  check_ulysses(config, out);
   if (config.engine_dtype != "bfloat16" && config.engine_dtype != "float16" &&
       config.engine_dtype != "float32") {
     add_error(
@@ -192,6 +221,7 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
   KeyReads reads;
   report.config = bind_sft_config(report.composed.root, &reads);
   report.findings = validate_sft_config(report.config);
+  check_model_folder("model.path", report.config.model.path, report.findings);
   refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);
   return report;
 }

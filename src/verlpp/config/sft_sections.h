@@ -25,9 +25,15 @@ struct SftDataConfig {
   std::int64_t train_max_samples = -1, val_max_samples = -1;
   std::string messages_key;                             // multi-turn rows: chat messages
   std::optional<std::string> prompt_key, response_key;  // single-turn rows (both set)
-  std::int64_t max_length = 0;                          // tokens per sequence
-  std::string truncation;                               // error | left | right
-  std::string pad_mode;                                 // no_padding (packed sequences)
+  // Single-turn rows whose prompt/response column holds nested maps: the keys to follow into them
+  // (verl's older +data.prompt_dict_keys / +data.response_dict_keys; absent from the YAML).
+  std::vector<std::string> prompt_dict_keys, response_dict_keys;
+  std::string tools_key;                        // multi-turn rows: a column of tool schemas
+  std::string enable_thinking_key;              // multi-turn rows: a column of booleans
+  std::optional<bool> enable_thinking_default;  // for rows without that column; null: unset
+  std::int64_t max_length = 0;                  // tokens per sequence
+  std::string truncation;                       // error | left | right
+  std::string pad_mode;                         // no_padding (packed sequences)
   bool ignore_input_ids_mismatch = false;
   nlohmann::ordered_json apply_chat_template_kwargs;  // an object, given to the chat template
 };
@@ -47,6 +53,7 @@ struct SftConfig {
   OptimConfig optim;
   std::string engine_strategy, engine_dtype;  // engine.strategy, engine.dtype (compute dtype)
   ShardingConfig engine_sharding;             // engine.fsdp_size, *_offload, reshard_after_forward
+  std::int64_t ulysses_sequence_parallel_size = 1;  // engine.*: checked, trained as data parallel
   SftTrainerConfig trainer;
   CheckpointContents checkpoint;  // checkpoint.save_contents / load_contents
 };

@@ -23,6 +23,50 @@ const Row& column(const Row& row, const std::string& key, const std::string& con
   return row[key];
 }
 
+// The value `dict_keys` lead to inside row[key] (verl's prompt_dict_keys / response_dict_keys).
+const Row& nested_column(const Row& row, const std::string& key, const std::string& config_key,
+                         const std::vector<std::string>& dict_keys,
+                         const std::string& dict_config_key, const std::string& where) {
+  const Row* value = &column(row, key, config_key, where);
+  std::string path = key;
+  for (const std::string& entry : dict_keys) {
+    if (!value->is_object() || !value->contains(entry)) {
+      throw Error(fmt::format("{}: '{}' has no entry '{}' ({}), got {}", where, path, entry,
+                              dict_config_key, value->dump()));
+    }
+    value = &(*value)[entry];
+    path += "." + entry;
+  }
+  return *value;
+}
+
+// The options every rendering of a multi-turn row gets: apply_chat_template_kwargs, the row's
+// tools and its enable_thinking (else data.enable_thinking_default), as verl passes them.
+ChatTemplateOptions row_options(const Row& row, const SftDatasetConfig& config,
+                                const std::string& where) {
+  ChatTemplateOptions options;
+  options.extra_context = config.apply_chat_template_kwargs;
+  if (row.contains(config.tools_key) && !row[config.tools_key].is_null()) {
+    const Row& tools = row[config.tools_key];
+    if (!tools.is_array()) {
+      throw Error(fmt::format("{}: '{}' (data.tools_key) must be a list of tool schemas, got {}",
+                              where, config.tools_key, tools.dump()));
+    }
+    options.tools = tools;
+  }
+  std::optional<bool> thinking = config.enable_thinking_default;
+  if (row.contains(config.enable_thinking_key) && !row[config.enable_thinking_key].is_null()) {
+    const Row& value = row[config.enable_thinking_key];
+    if (!value.is_boolean()) {
+      throw Error(fmt::format("{}: '{}' (data.enable_thinking_key) must be true or false, got {}",
+                              where, config.enable_thinking_key, value.dump()));
+    }
+    thinking = value.get<bool>();
+  }
+  if (thinking) options.extra_context["enable_thinking"] = *thinking;
+  return options;
+}
+
 void append(SftExample& out, const Ids& ids, std::size_t from, std::size_t to, bool learn) {
   out.input_ids.insert(out.input_ids.end(), ids.begin() + from, ids.begin() + to);
   out.loss_mask.insert(out.loss_mask.end(), to - from, learn ? 1 : 0);
@@ -40,19 +84,53 @@ std::size_t continuation(const Ids& shorter, const Ids& longer, const SftDataset
   if (prefix == shorter.size() || config.ignore_input_ids_mismatch) return prefix;
   throw Error(fmt::format(
       "{}: the chat template's rendering of messages[:{}] does not start with its rendering of "
-      "the messages before (tokens differ at position {}); set "
+      "the messages before (tokens differ at position {}; Qwen3's template, for one, drops "
+      "earlier turns' <think> blocks, and verl stops on these rows too); set "
       "data.ignore_input_ids_mismatch=true to train on the concatenation anyway",
       where, message + 1, prefix));
 }
 
-SftExample encode_messages(const Row& messages, const SftDatasetConfig& config,
+// The tokens a generation prompt adds: a user turn rendered with add_generation_prompt=True beyond
+// its rendering without.
+Ids generation_prompt(const tokenizer::Tokenizer& tokenizer, const ChatTemplateOptions& plain,
+                      const ChatTemplateOptions& generation, const std::string& where) {
+  const OrderedJson user = OrderedJson::array({OrderedJson{{"role", "user"}, {"content", ""}}});
+  const Ids without = naming_row(where, [&] { return tokenizer.encode_chat(user, plain); });
+  const Ids with = naming_row(where, [&] { return tokenizer.encode_chat(user, generation); });
+  if (common_prefix(without, with) != without.size() || with.size() == without.size()) {
+    throw Error(where +
+                ": the chat template's add_generation_prompt does not append to a user "
+                "turn, so an assistant message first cannot be told from its header");
+  }
+  return Ids(with.begin() + static_cast<std::ptrdiff_t>(without.size()), with.end());
+}
+
+// The context of an assistant message that opens the conversation: its rendering up to the end
+// of the first generation prompt in it.
+Ids first_assistant_header(const OrderedJson& message, const tokenizer::Tokenizer& tokenizer,
+                           const ChatTemplateOptions& plain, const ChatTemplateOptions& generation,
+                           const std::string& where) {
+  const Ids prompt = generation_prompt(tokenizer, plain, generation, where);
+  const Ids alone = naming_row(
+      where, [&] { return tokenizer.encode_chat(OrderedJson::array({message}), plain); });
+  const auto at = std::search(alone.begin(), alone.end(), prompt.begin(), prompt.end());
+  if (at == alone.end()) {
+    throw Error(where +
+                ": messages[0] is an assistant turn whose rendering does not hold the "
+                "chat template's generation prompt, so its learned tokens are unknown");
+  }
+  return Ids(alone.begin(), at + static_cast<std::ptrdiff_t>(prompt.size()));
+}
+
+SftExample encode_messages(const Row& row, const SftDatasetConfig& config,
                            const tokenizer::Tokenizer& tokenizer, const std::string& where) {
+  const Row& messages = column(row, config.messages_key, "data.messages_key", where);
   if (!messages.is_array() || messages.empty()) {
     throw Error(fmt::format("{}: '{}' must be a non-empty list of chat messages, got {}", where,
                             config.messages_key, messages.dump()));
   }
-  ChatTemplateOptions plain, generation;
-  plain.extra_context = generation.extra_context = config.apply_chat_template_kwargs;
+  const ChatTemplateOptions plain = row_options(row, config, where);
+  ChatTemplateOptions generation = plain;
   generation.add_generation_prompt = true;
   SftExample out;
   Ids previous;
@@ -66,7 +144,9 @@ SftExample encode_messages(const Row& messages, const SftDatasetConfig& config,
     const bool assistant = message["role"] == "assistant";
     Ids header = previous;
     if (assistant) {
-      header = naming_row(where, [&] { return tokenizer.encode_chat(prefix, generation); });
+      header = i == 0
+                   ? first_assistant_header(message, tokenizer, plain, generation, where)
+                   : naming_row(where, [&] { return tokenizer.encode_chat(prefix, generation); });
       append(out, header, continuation(previous, header, config, where, i), header.size(), false);
     }
     prefix.push_back(message);
@@ -80,11 +160,13 @@ SftExample encode_messages(const Row& messages, const SftDatasetConfig& config,
 
 SftExample encode_single_turn(const Row& row, const SftDatasetConfig& config,
                               const tokenizer::Tokenizer& tokenizer, const std::string& where) {
-  const Row& prompt = column(row, *config.prompt_key, "data.prompt_key", where);
-  const Row& response = column(row, *config.response_key, "data.response_key", where);
+  const Row& prompt = nested_column(row, *config.prompt_key, "data.prompt_key",
+                                    config.prompt_dict_keys, "data.prompt_dict_keys", where);
+  const Row& response = nested_column(row, *config.response_key, "data.response_key",
+                                      config.response_dict_keys, "data.response_dict_keys", where);
   if (!prompt.is_string() || !response.is_string()) {
-    throw Error(fmt::format("{}: '{}' and '{}' must be strings", where, *config.prompt_key,
-                            *config.response_key));
+    throw Error(fmt::format("{}: the prompt ({}) and the response ({}) must be strings", where,
+                            prompt.dump(), response.dump()));
   }
   const auto& eos = tokenizer.special_tokens().eos_token;
   if (!eos) throw Error("the tokenizer has no eos_token (tokenizer_config.json)");
@@ -125,17 +207,17 @@ void truncate(SftExample& example, const SftDatasetConfig& config, const std::st
 
 SftExample encode_sft_row(const Row& row, const SftDatasetConfig& config,
                           const tokenizer::Tokenizer& tokenizer, const std::string& where) {
-  SftExample example =
-      config.prompt_key && config.response_key
-          ? encode_single_turn(row, config, tokenizer, where)
-          : encode_messages(column(row, config.messages_key, "data.messages_key", where), config,
-                            tokenizer, where);
+  SftExample example = config.prompt_key && config.response_key
+                           ? encode_single_turn(row, config, tokenizer, where)
+                           : encode_messages(row, config, tokenizer, where);
   truncate(example, config, where);
-  // The first token is never predicted, so it cannot be learned.
-  if (std::count(example.loss_mask.begin() + 1, example.loss_mask.end(), 1) == 0) {
-    throw Error(where + ": nothing to learn (no assistant/response token within data.max_length)");
-  }
   return example;
+}
+
+bool learnable(const SftExample& example) {
+  // The first token is never predicted, so it cannot be learned.
+  return example.loss_mask.size() > 1 &&
+         std::count(example.loss_mask.begin() + 1, example.loss_mask.end(), 1) > 0;
 }
 
 SftDataset::SftDataset(const SftDatasetConfig& config, const tokenizer::Tokenizer& tokenizer) {
@@ -147,8 +229,14 @@ SftDataset::SftDataset(const SftDatasetConfig& config, const tokenizer::Tokenize
   if (config.max_samples > 0) count = std::min(count, static_cast<std::size_t>(config.max_samples));
   examples_.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    examples_.push_back(
-        encode_sft_row(file.rows[i], config, tokenizer, file.origins[i].describe()));
+    const std::string where = file.origins[i].describe();
+    examples_.push_back(encode_sft_row(file.rows[i], config, tokenizer, where));
+    if (learnable(examples_.back())) continue;
+    if (unlearnable_rows_++ == 0) first_unlearnable_ = where;
+  }
+  if (unlearnable_rows_ == size() && size() > 0) {
+    throw Error(fmt::format("no row has a token to learn within data.max_length={} (the first: {})",
+                            config.max_length, first_unlearnable_));
   }
 }
 

@@ -113,12 +113,19 @@ int exit_code(int status) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
+// A rank's exit status after a SIGINT/SIGTERM was forwarded to it: the trainers stop after the
+// step, save and exit 128 + the signal (trainer/signals.h); other programs die of it.
+bool stopped_as_asked(int code) {
+  return g_received > 0 && (code == 128 + SIGINT || code == 128 + SIGTERM);
+}
+
 // Waits for every rank; after the first failure, stops the rest (see launcher.h).
 int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
   using Clock = std::chrono::steady_clock;
   int result = 0;
-  int forwarded = 0;   // how many of the received signals were passed on
-  int escalation = 0;  // signals sent after a failure: 0, SIGTERM, SIGKILL
+  bool failed = false;  // a rank failed (not counting a stop that a forwarded signal asked for)
+  int forwarded = 0;    // how many of the received signals were passed on
+  int escalation = 0;   // signals sent after a failure: 0, SIGTERM, SIGKILL
   Clock::time_point failed_at;
   const auto send_all = [&](int signal) {
     for (const auto& [pid, rank] : ranks) kill(pid, signal);
@@ -129,8 +136,11 @@ int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
     if (pid > 0 && ranks.count(pid)) {
       const int rank = ranks.at(pid);
       ranks.erase(pid);
-      if (exit_code(status) != 0 && result == 0) {
-        result = exit_code(status);
+      const int code = exit_code(status);
+      if (code != 0 && result == 0) result = code;
+      if (code != 0 && !failed && !stopped_as_asked(code)) {
+        failed = true;
+        result = code;
         failed_at = Clock::now();
         std::cerr << fmt::format("verlpp launch: rank {} (pid {}) {}{}\n", rank, pid,
                                  describe(status),
@@ -142,7 +152,7 @@ int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
       forwarded = g_received;
       send_all(g_signal);
     }
-    if (result != 0 && escalation != SIGKILL && Clock::now() - failed_at > grace) {
+    if (failed && escalation != SIGKILL && Clock::now() - failed_at > grace) {
       escalation = escalation == 0 ? SIGTERM : SIGKILL;
       send_all(escalation);
       failed_at = Clock::now();

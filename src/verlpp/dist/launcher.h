@@ -7,8 +7,9 @@
 // When a rank fails (non-zero exit or a signal), the launcher says which one, gives the others
 // `grace` to stop on their own (their next collective fails), then sends SIGTERM and, after
 // another `grace`, SIGKILL. Each SIGINT/SIGTERM to the launcher is passed on to every rank
-// (verlpp's trainers finish the step, save and exit 0; a copy that also reached them from the
-// terminal's process group counts once, trainer/signals.h).
+// (verlpp's trainers finish the step, save and exit 128 + the signal; a copy that also reached them
+// from the terminal's process group counts once, trainer/signals.h); a rank exiting 130 or 143
+// after such a signal is not a failure, and the launcher then exits with that status.
 #pragma once
 
 #include <chrono>
@@ -33,7 +34,8 @@ struct LaunchOptions {
 void check_launch_options(const LaunchOptions& options);
 
 // Runs the ranks of this node: `program` (an absolute path) with `arguments`. Returns 0 when every
-// rank exits 0, else the exit status of the first rank that failed (128 + signal for a signal).
+// rank exits 0, else the exit status of the first rank that failed (128 + signal for a signal),
+// else that of the first rank a forwarded SIGINT/SIGTERM stopped.
 int launch_local_ranks(const LaunchOptions& options, const std::string& program,
                        const std::vector<std::string>& arguments);
 

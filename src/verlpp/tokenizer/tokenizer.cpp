@@ -286,6 +286,10 @@ const std::optional<ChatTemplate>& Tokenizer::chat_template() const {
   return impl_->config.chat_template;
 }
 
+void Tokenizer::set_chat_template(const std::string& source, const std::string& name) {
+  impl_->config.chat_template.emplace(source, name);
+}
+
 std::string Tokenizer::apply_chat_template(const OrderedJson& messages,
                                            const ChatTemplateOptions& options) const {
   if (!impl_->config.chat_template) {

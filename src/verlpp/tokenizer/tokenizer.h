@@ -92,6 +92,9 @@ class Tokenizer {
 
   // The tokenizer_config.json chat template, if any.
   const std::optional<ChatTemplate>& chat_template() const;
+  // Replaces it (verl's model.custom_chat_template); `name` names it in errors. Throws
+  // verlpp::Error when `source` does not parse.
+  void set_chat_template(const std::string& source, const std::string& name);
 
   // Renders `messages` (a JSON array of {"role","content",...} objects, as in verl's "prompt"
   // column and OpenAI's chat format) with the tokenizer's chat template, like transformers'

@@ -72,11 +72,12 @@ namespace {
 namespace fs = std::filesystem;
 
 void write_checkpoint(PpoContext& ctx, std::int64_t global_step, const fs::path& folder) {
-  save_model_state(folder / "actor", ctx.actor->model(), ctx.actor->optimizer(), ctx.tokenizer_dir,
-                   ctx.world, ctx.actor->sharded());
+  save_model_state(folder / "actor", ctx.actor->model(), ctx.actor->optimizer(),
+                   {ctx.tokenizer_dir, ctx.config.model.custom_chat_template}, ctx.world,
+                   ctx.actor->sharded());
   if (ctx.critic) {
     engine::Critic& critic = *ctx.critic;
-    save_model_state(folder / "critic", critic.trunk(), critic.optimizer(), "", ctx.world,
+    save_model_state(folder / "critic", critic.trunk(), critic.optimizer(), {}, ctx.world,
                      critic.sharded(), [&] { critic.save_head(folder / "critic"); });
   }
   if (ctx.world.is_main()) write_trainer_state(folder, trainer_state(ctx, global_step));

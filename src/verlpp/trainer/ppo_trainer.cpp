@@ -83,29 +83,26 @@ void write_plot(const Loop& loop) {
   }
 }
 
-// Every rank stops after the same step when any of them was signalled.
-bool any_rank_signalled(const PpoContext& ctx, const StopRequest& stop) {
-  return ctx.world.all_reduce(stop.requested() ? 1.0 : 0.0, dist::ReduceOp::max) > 0;
-}
-
 void train(Loop& loop, std::int64_t start_step) {
   PpoContext& ctx = loop.ctx;
   const StopRequest stop;
   ProgressBar bar(start_step + 1, ctx.last_step);
   for (std::int64_t step = start_step + 1; step <= ctx.last_step; ++step) {
     const bool last = step == ctx.last_step;
-    const bool stopping = any_rank_signalled(ctx, stop);
-    const Metrics metrics = run_one_step(loop, step, last, stopping);
+    const int signal_before = stop.agreed_signal(ctx.world);
+    const Metrics metrics = run_one_step(loop, step, last, signal_before != 0);
     loop.tracking.log(metrics, step);
     loop.history.push_back({step, metrics});
     loop.summary.last_step = step;
     bar.step_done(step);
-    if (stopping || any_rank_signalled(ctx, stop)) {
-      if (!stopping && !every(ctx.config.trainer.save_freq, step, last)) {
+    const int signal = signal_before != 0 ? signal_before : stop.agreed_signal(ctx.world);
+    if (signal != 0) {
+      if (signal_before == 0 && !every(ctx.config.trainer.save_freq, step, last)) {
         save_ppo_checkpoint(ctx, step);
       }
-      loop.summary.interrupted = true;
-      log_note("stopped by a signal after step " + std::to_string(step) + " (checkpoint saved)");
+      loop.summary.stop_signal = signal;
+      log_note(fmt::format("stopped by signal {} after step {} (checkpoint saved); exit status {}",
+                           signal, step, stopped_exit_code(signal)));
       return;
     }
   }

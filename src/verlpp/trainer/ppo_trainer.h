@@ -18,7 +18,7 @@ struct PpoRunSummary {
   std::int64_t last_step = 0;  // global step reached (the resumed one when no step ran)
   std::optional<Metrics> first_validation;  // val-core/val-aux metrics of the first validation
   std::optional<Metrics> last_validation;   // ... and of the last one
-  bool interrupted = false;                 // stopped by SIGINT/SIGTERM after saving
+  int stop_signal = 0;  // the SIGINT/SIGTERM that stopped the run after saving; 0 when none
 };
 
 // Runs training for a valid configuration (report.valid()). Throws verlpp::Error for bad input

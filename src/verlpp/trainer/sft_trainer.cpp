@@ -33,6 +33,7 @@
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
 #include "verlpp/trainer/sft_loss.h"
+#include "verlpp/trainer/signals.h"
 #include "verlpp/trainer/tracking.h"
 #include "verlpp/trainer/train_checkpoint.h"
 
@@ -56,12 +57,26 @@ data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
   c.messages_key = d.messages_key;
   c.prompt_key = d.prompt_key;
   c.response_key = d.response_key;
+  c.prompt_dict_keys = d.prompt_dict_keys;
+  c.response_dict_keys = d.response_dict_keys;
+  c.tools_key = d.tools_key;
+  c.enable_thinking_key = d.enable_thinking_key;
+  c.enable_thinking_default = d.enable_thinking_default;
   c.max_length = d.max_length;
   c.truncation = d.truncation;
   c.max_samples = max_samples;
   c.ignore_input_ids_mismatch = d.ignore_input_ids_mismatch;
   c.apply_chat_template_kwargs = d.apply_chat_template_kwargs;
   return c;
+}
+
+// Rows without a token to learn are kept, as verl keeps them; the user hears of them once.
+void warn_unlearnable(const data::SftDataset& dataset, const std::string& key) {
+  if (dataset.unlearnable_rows() == 0) return;
+  log_warning(fmt::format(
+      "{}: {} of {} rows have no assistant/response token within data.max_length (the first: "
+      "{}); they are kept and add nothing to the loss, as in verl",
+      key, dataset.unlearnable_rows(), dataset.size(), dataset.first_unlearnable()));
 }
 
 // Each sequence's token count (prompt and response), verl's batch_seqlens.
@@ -174,7 +189,8 @@ struct Run {
     return write_checkpoint_on_ranks(
         world, config::expand_home(config.trainer.default_local_dir), step,
         config.trainer.max_ckpt_to_keep, [&](const fs::path& folder) {
-          save_model_state(folder / "actor", model, optimizer(), tokenizer_dir, world,
+          save_model_state(folder / "actor", model, optimizer(),
+                           {tokenizer_dir, config.model.custom_chat_template}, world,
                            state.sharded.get());
           if (world.is_main()) {
             write_trainer_state(folder,
@@ -217,9 +233,10 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   const std::string model_path = config::expand_home(config.model.path);
   const std::string tokenizer_dir =
       config::expand_home(config.model.tokenizer_path.value_or(model_path));
-  auto tok = tokenizer::Tokenizer::from_directory(tokenizer_dir);
+  auto tok = load_tokenizer({tokenizer_dir, config.model.custom_chat_template});
   data::SftDataset train(
       dataset_config(config.data, config.data.train_files, config.data.train_max_samples), tok);
+  warn_unlearnable(train, "data.train_files");
   data::DataLoaderConfig loader_config;
   loader_config.batch_size = config.data.train_batch_size;
   loader_config.seed = config.trainer.seed;
@@ -240,6 +257,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);
+    warn_unlearnable(*run.val, "data.val_files");
   }
   const std::int64_t epoch_steps = run.loader.batches_per_epoch() * config.trainer.total_epochs;
   run.total_steps = config.trainer.total_training_steps.value_or(epoch_steps);
@@ -260,6 +278,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   const DecoderShape shape = decoder_shape(run.model.config());
   const std::string device_name = run.device.is_cuda() ? cuda_device_name(run.device.index()) : "";
   double total_tokens = 0.0;  // since this process started, as verl counts
+  const StopRequest stop;
   for (std::int64_t step = summary.last_step + 1; step <= run.last_step; ++step) {
     const auto start = std::chrono::steady_clock::now();
     const Batch batch = run.take(run.loader.next());
@@ -286,11 +305,20 @@ SftRunSummary run_sft(const config::SftConfig& config) {
       metrics["val/loss"] = run.validation_loss();
       summary.last_val_loss = metrics["val/loss"];
     }
-    if (due(config.trainer.save_freq) || last) summary.last_checkpoint = run.save(step);
+    const int signal = stop.agreed_signal(run.world);
+    if (due(config.trainer.save_freq) || last || signal != 0) {
+      summary.last_checkpoint = run.save(step);
+    }
     tracking.log(metrics, step);
     progress.step_done(step);
     summary.last_step = step;
     summary.last_train_loss = metrics["train/loss"];
+    if (signal != 0) {
+      summary.stop_signal = signal;
+      log_note(
+          fmt::format("sft: stopped by signal {} after step {} (checkpoint saved)", signal, step));
+      break;
+    }
   }
   return summary;
 }

@@ -11,6 +11,7 @@
 // sequences' tokens, prompts included), train/total_tokens(B) (their sum since the process
 // started, in billions), train/mfu (verl's formula over the step's time; 0 on a CPU), and
 // val/loss (token-mean NLL over data.val_files) every trainer.test_freq steps and after the last.
+// SIGINT/SIGTERM: every rank finishes the step, saves and stops (trainer/signals.h).
 // Checkpoints every trainer.save_freq steps and always after the last step (the run's product),
 // in the train_checkpoint.h layout:
 // {default_local_dir}/global_step_N/actor/huggingface/ is an HF model folder `verlpp ppo` starts
@@ -34,6 +35,7 @@ struct SftRunSummary {
   std::optional<double> last_val_loss;                   // val/loss of the last validation
   std::optional<double> last_train_loss;                 // train/loss of the last step run
   std::optional<std::filesystem::path> last_checkpoint;  // global_step_N folder last written
+  int stop_signal = 0;  // the SIGINT/SIGTERM that stopped the run after saving; 0 when none
 };
 
 // Runs SFT for a configuration without error findings (validate_sft_config). Throws verlpp::Error

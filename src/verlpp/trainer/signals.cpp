@@ -3,10 +3,12 @@
 #include <csignal>
 #include <ctime>
 
+#include "verlpp/dist/communicator.h"
+
 namespace verlpp::trainer {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
+volatile std::sig_atomic_t g_stop = 0;  // the first signal received; 0 when none
 timespec g_first{};  // when the first signal arrived (written by the handler only)
 struct sigaction g_previous_int, g_previous_term;
 
@@ -21,7 +23,7 @@ double seconds_since(const timespec& then) {
 void on_signal(int signal) {
   if (g_stop == 0) {
     clock_gettime(CLOCK_MONOTONIC, &g_first);
-    g_stop = 1;
+    g_stop = signal;
     return;
   }
   if (seconds_since(g_first) < kRepeatedSignalSeconds) return;
@@ -49,6 +51,10 @@ StopRequest::~StopRequest() {
   sigaction(SIGTERM, &g_previous_term, nullptr);
 }
 
-bool StopRequest::requested() const { return g_stop != 0; }
+int StopRequest::signal() const { return g_stop; }
+
+int StopRequest::agreed_signal(const dist::Communicator& world) const {
+  return static_cast<int>(world.all_reduce(static_cast<double>(signal()), dist::ReduceOp::max));
+}
 
 }  // namespace verlpp::trainer

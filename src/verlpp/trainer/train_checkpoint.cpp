@@ -78,8 +78,36 @@ void copy_tokenizer_files(const fs::path& from, const fs::path& to) {
                 " has no tokenizer files (tokenizer.json, ...)");
 }
 
+tokenizer::Tokenizer load_tokenizer(const TokenizerSource& source) {
+  tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::from_directory(source.dir);
+  if (source.chat_template) {
+    tokenizer.set_chat_template(*source.chat_template, "model.custom_chat_template");
+  }
+  return tokenizer;
+}
+
+void save_tokenizer(const TokenizerSource& source, const fs::path& to) {
+  if (source.dir.empty()) return;
+  copy_tokenizer_files(source.dir, to);
+  if (!source.chat_template) return;
+  const fs::path path = to / "tokenizer_config.json";
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  if (fs::exists(path)) {
+    std::ifstream in(path);
+    try {
+      config = parse_json<nlohmann::ordered_json>(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+    }
+  }
+  config["chat_template"] = *source.chat_template;
+  write_file_atomically(path, config.dump(2) + "\n");
+  std::error_code ec;
+  fs::remove(to / "chat_template.jinja", ec);
+}
+
 void save_model_state(const fs::path& role_folder, const model::CausalLM& model,
-                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir,
+                      const engine::Optimizer& optimizer, const TokenizerSource& tokenizer,
                       const dist::Communicator& world, engine::fsdp::ShardedModel* sharded,
                       const std::function<void()>& on_main) {
   create_folder(role_folder);
@@ -88,7 +116,7 @@ void save_model_state(const fs::path& role_folder, const model::CausalLM& model,
     const fs::path hf_folder = role_folder / "huggingface";
     create_folder(hf_folder);
     model.save_pretrained(hf_folder.string(), model.dtype());
-    if (!tokenizer_dir.empty()) copy_tokenizer_files(tokenizer_dir, hf_folder);
+    save_tokenizer(tokenizer, hf_folder);
     if (on_main) on_main();
   }
   if (sharded) sharded->reshard();

@@ -17,12 +17,14 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "verlpp/dist/communicator.h"
 #include "verlpp/engine/fsdp/sharded_model.h"
 #include "verlpp/engine/optimizer.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/tokenizer/tokenizer.h"
 
 namespace verlpp::trainer {
 
@@ -32,12 +34,28 @@ namespace verlpp::trainer {
 // verlpp::Error when `from` has none of them or a copy fails.
 void copy_tokenizer_files(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Where a checkpoint's tokenizer files come from: a folder (empty: none), and the chat template
+// that replaces the folder's own (verl's model.custom_chat_template), if any.
+struct TokenizerSource {
+  std::string dir;
+  std::optional<std::string> chat_template;
+};
+
+// The run's tokenizer: source.dir's, with source.chat_template in place of its own. Throws
+// verlpp::Error for a folder without tokenizer.json or a template that does not parse.
+tokenizer::Tokenizer load_tokenizer(const TokenizerSource& source);
+
+// copy_tokenizer_files from source.dir, then its chat_template written into the copy's
+// tokenizer_config.json (and any chat_template.jinja removed), so that transformers and verlpp
+// read the template the run used, as verl's save_pretrained of the tokenizer leaves it.
+void save_tokenizer(const TokenizerSource& source, const std::filesystem::path& to);
+
 // Writes {role_folder}/huggingface/ (rank 0, with the full weights: gathered from the shards
 // when `sharded`, one collective per unit) and the optimizer files (every rank when sharded, else
 // rank 0); `on_main` runs on rank 0 while the full weights are present. Every rank of `world`
-// calls it. tokenizer_dir may be empty. Throws verlpp::Error naming the file on an I/O failure.
+// calls it. Throws verlpp::Error naming the file on an I/O failure.
 void save_model_state(const std::filesystem::path& role_folder, const model::CausalLM& model,
-                      const engine::Optimizer& optimizer, const std::string& tokenizer_dir,
+                      const engine::Optimizer& optimizer, const TokenizerSource& tokenizer,
                       const dist::Communicator& world, engine::fsdp::ShardedModel* sharded,
                       const std::function<void()>& on_main = {});
 

@@ -6,14 +6,53 @@
 #include <csignal>
 #include <thread>
 
+#include "../dist/two_ranks.h"
+#include "verlpp/dist/communicator.h"
+
 namespace verlpp::trainer {
 namespace {
 
 TEST(StopRequest, FirstSignalIsRecordedNotFatal) {
   const StopRequest stop;
   EXPECT_FALSE(stop.requested());
+  EXPECT_EQ(stop.signal(), 0);
   std::raise(SIGTERM);
   EXPECT_TRUE(stop.requested());
+  EXPECT_EQ(stop.signal(), SIGTERM);
+}
+
+// A shell reports a process that SIGINT or SIGTERM ended as 130 or 143; a trainer that saved first
+// exits the same, so that `train && eval` does not go on (report bt8).
+TEST(StopRequest, StoppedExitCodeIsWhatAShellReportsForTheSignal) {
+  EXPECT_EQ(stopped_exit_code(0), 0);
+  EXPECT_EQ(stopped_exit_code(SIGINT), 130);
+  EXPECT_EQ(stopped_exit_code(SIGTERM), 143);
+}
+
+TEST(StopRequest, AWorldOfOneAgreesWithItself) {
+  const StopRequest stop;
+  const dist::Communicator world;
+  EXPECT_EQ(stop.agreed_signal(world), 0);
+  std::raise(SIGINT);
+  EXPECT_EQ(stop.agreed_signal(world), SIGINT);
+}
+
+// Only rank 0 was signalled: both ranks learn it at the same call, so both stop after that step.
+TEST(StopRequest, EveryRankAgreesOnTheSignalOfAny) {
+  if (!dist::Communicator::backend_available(at::Device(at::kCPU))) GTEST_SKIP() << "no Gloo";
+  dist::test_ranks::run_two_ranks(
+      [](const dist::Communicator& world) {
+        const StopRequest stop;
+        EXPECT_EQ(stop.agreed_signal(world), 0);
+        std::raise(SIGTERM);
+        EXPECT_EQ(stop.agreed_signal(world), SIGTERM);
+      },
+      [](const dist::Communicator& world) {
+        const StopRequest stop;
+        EXPECT_EQ(stop.agreed_signal(world), 0);
+        EXPECT_EQ(stop.agreed_signal(world), SIGTERM);
+        EXPECT_FALSE(stop.requested());
+      });
 }
 
 TEST(StopRequest, ANewRequestStartsClear) {
@@ -34,6 +73,7 @@ TEST(StopRequest, OneSignalDeliveredTwiceIsOneRequest) {
   std::raise(SIGINT);
   std::raise(SIGTERM);
   EXPECT_TRUE(stop.requested());
+  EXPECT_EQ(stop.signal(), SIGINT);  // the first one
 }
 
 TEST(StopRequestDeathTest, ALaterSecondSignalTerminates) {

@@ -89,7 +89,7 @@ TEST_F(TrainCheckpoint, RoundTripContinuesExactlyLikeTheOriginal) {
   Trainee original = make(1);
   train_step(original);
   train_step(original);
-  save_model_state(dir_ / "actor", original.lm, original.optimizer, "", {}, nullptr);
+  save_model_state(dir_ / "actor", original.lm, original.optimizer, {}, {}, nullptr);
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/config.json"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/model.safetensors"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/optim_world_size_1_rank_0.safetensors"));
@@ -110,15 +110,40 @@ TEST_F(TrainCheckpoint, CopiesTokenizerFilesIntoHuggingfaceFolder) {
   std::ofstream(tok / "tokenizer.json") << "{}";
   std::ofstream(tok / "tokenizer_config.json") << "{}";
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, tok.string(), {}, nullptr);
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, {tok.string()}, {}, nullptr);
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer.json"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer_config.json"));
   EXPECT_THROW(copy_tokenizer_files(dir_ / "actor", dir_), Error);  // no tokenizer files there
 }
 
+// model.custom_chat_template: the run's tokenizer renders with it, and the checkpoint's
+// tokenizer_config.json carries it (a chat_template.jinja would win over it in transformers).
+TEST_F(TrainCheckpoint, ACustomChatTemplateIsUsedAndSaved) {
+  const fs::path tok = dir_ / "tok";
+  fs::create_directories(tok);
+  std::ofstream(tok / "tokenizer.json") << "{}";
+  std::ofstream(tok / "tokenizer_config.json") << R"({"eos_token": "<e>", "chat_template": "old"})";
+  std::ofstream(tok / "chat_template.jinja") << "old";
+  fs::create_directories(dir_ / "hf");
+  save_tokenizer({tok.string(), "{{ messages[0].content }}!"}, dir_ / "hf");
+  std::ifstream in(dir_ / "hf/tokenizer_config.json");
+  const auto config = nlohmann::json::parse(in);
+  EXPECT_EQ(config.at("eos_token"), "<e>");
+  EXPECT_EQ(config.at("chat_template"), "{{ messages[0].content }}!");
+  EXPECT_FALSE(fs::exists(dir_ / "hf/chat_template.jinja"));
+  EXPECT_TRUE(fs::exists(tok / "chat_template.jinja"));  // the source is left alone
+
+  const std::string qwen3 = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/tokenizers/qwen3";
+  const tokenizer::Tokenizer custom = load_tokenizer({qwen3, "{{ messages[0].content }}!"});
+  const auto chat = tokenizer::OrderedJson::array({{{"role", "user"}, {"content", "hi"}}});
+  EXPECT_EQ(custom.apply_chat_template(chat), "hi!");
+  EXPECT_NE(load_tokenizer({qwen3, std::nullopt}).apply_chat_template(chat), "hi!");
+  EXPECT_THROW(load_tokenizer({qwen3, "{% if %}"}), Error);
+}
+
 TEST_F(TrainCheckpoint, AnotherModelsCheckpointNamesTheDifferingField) {
   Trainee other = make(1, /*hidden=*/32);
-  save_model_state(dir_ / "actor", other.lm, other.optimizer, "", {}, nullptr);
+  save_model_state(dir_ / "actor", other.lm, other.optimizer, {}, {}, nullptr);
   Trainee t = make(1);
   try {
     load_model_state(dir_ / "actor", t.lm, t.optimizer, false);
@@ -132,7 +157,7 @@ TEST_F(TrainCheckpoint, AnotherModelsCheckpointNamesTheDifferingField) {
 
 TEST_F(TrainCheckpoint, MissingFilesAreNamed) {
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, "", {}, nullptr);
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, {}, {}, nullptr);
   for (const char* file : {"optim_world_size_1_rank_0.safetensors", "huggingface/model.safetensors",
                            "huggingface/config.json"}) {
     fs::remove(dir_ / "actor" / file);
@@ -148,7 +173,7 @@ TEST_F(TrainCheckpoint, MissingFilesAreNamed) {
 
 TEST_F(TrainCheckpoint, CorruptOptimizerStateIsAnError) {
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, "", {}, nullptr);
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, {}, {}, nullptr);
   std::ofstream(dir_ / "actor/optim_world_size_1_rank_0.safetensors", std::ios::trunc)
       << "not an archive";
   EXPECT_THROW(load_model_state(dir_ / "actor", t.lm, t.optimizer, false), Error);

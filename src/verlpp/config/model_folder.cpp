@@ -1,8 +1,10 @@
-#include "model_folder.h"
+#include "verlpp/config/model_folder.h"
 
 #include <filesystem>
 
-namespace verlpp::apps {
+#include "verlpp/config/home_path.h"
+
+namespace verlpp::config {
 
 std::string hf_folder_error(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -16,4 +18,12 @@ std::string hf_folder_error(const std::string& dir) {
          " (or export it with `verlpp model export --checkpoint " + dir + " --output DIR`)";
 }
 
-}  // namespace verlpp::apps
+void check_model_folder(const std::string& key, const std::string& path, Findings& out) {
+  const std::string error = hf_folder_error(expand_home(path));
+  if (!error.empty()) {
+    add_error(out, key, error,
+              key + "=" + (std::filesystem::path(path) / "actor" / "huggingface").string());
+  }
+}
+
+}  // namespace verlpp::config
