@@ -150,14 +150,8 @@ __global__ void update_kernel(CausalConv1dUpdateParams p) {
 
 template <template <typename> class Launch, typename Params>
 cudaError_t dispatch(const Params& p, cudaStream_t stream) {
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return Launch<__nv_bfloat16>::run(p, stream);
-    case ElementType::f16:
-      return Launch<__half>::run(p, stream);
-    default:
-      return Launch<float>::run(p, stream);
-  }
+  return with_element_type(
+      p.dtype, [&](auto tag) { return Launch<ElementOf<decltype(tag)>>::run(p, stream); });
 }
 
 dim3 grid_of(const CausalConv1dParams& p) {

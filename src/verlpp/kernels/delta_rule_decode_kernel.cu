@@ -140,14 +140,8 @@ cudaError_t launch(const DeltaRuleDecodeParams& p, cudaStream_t stream) {
 cudaError_t launch_delta_rule_decode_inputs(const DeltaRuleDecodeInputsParams& p,
                                             cudaStream_t stream) {
   if (p.num_seqs == 0 || p.value_heads == 0) return cudaSuccess;
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return launch_inputs<__nv_bfloat16>(p, stream);
-    case ElementType::f16:
-      return launch_inputs<__half>(p, stream);
-    default:
-      return launch_inputs<float>(p, stream);
-  }
+  return with_element_type(
+      p.dtype, [&](auto tag) { return launch_inputs<ElementOf<decltype(tag)>>(p, stream); });
 }
 
 bool delta_rule_decode_supported(int dk, int dv) {

@@ -29,5 +29,29 @@ __device__ inline void store(float* p, int64_t i, float v) { p[i] = v; }
 __device__ inline void store(__nv_bfloat16* p, int64_t i, float v) { p[i] = __float2bfloat16(v); }
 __device__ inline void store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
 
+// A CUDA element type as a value, for a launcher's template argument (ElementOf<decltype(tag)>).
+template <typename T>
+struct ElementTag {
+  using type = T;
+};
+template <typename Tag>
+using ElementOf = typename Tag::type;
+
+// launch(ElementTag<T>{}) with T the CUDA type of `type` (float, __nv_bfloat16, __half): the
+// dtype switch of every kernel's launcher, written once:
+//   return with_element_type(p.dtype, [&](auto tag) { return launch<ElementOf<decltype(tag)>>(p);
+//   });
+template <typename Launch>
+decltype(auto) with_element_type(ElementType type, Launch&& launch) {
+  switch (type) {
+    case ElementType::bf16:
+      return launch(ElementTag<__nv_bfloat16>{});
+    case ElementType::f16:
+      return launch(ElementTag<__half>{});
+    default:
+      return launch(ElementTag<float>{});
+  }
+}
+
 }  // namespace verlpp::kernels
 #endif

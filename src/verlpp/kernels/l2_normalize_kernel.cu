@@ -69,14 +69,8 @@ cudaError_t launch(const L2NormalizeParams& p, bool backward, cudaStream_t strea
 
 cudaError_t dispatch(const L2NormalizeParams& p, bool backward, cudaStream_t stream) {
   if (p.tokens == 0 || p.heads == 0 || p.dim == 0) return cudaSuccess;
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return launch<__nv_bfloat16>(p, backward, stream);
-    case ElementType::f16:
-      return launch<__half>(p, backward, stream);
-    default:
-      return launch<float>(p, backward, stream);
-  }
+  return with_element_type(
+      p.dtype, [&](auto tag) { return launch<ElementOf<decltype(tag)>>(p, backward, stream); });
 }
 
 }  // namespace

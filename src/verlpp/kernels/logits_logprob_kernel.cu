@@ -126,18 +126,10 @@ cudaError_t launch_logits_logprob_backward(const LogitsLogProbBackwardParams& p,
   const dim3 blocks(
       static_cast<unsigned>(std::min<int64_t>((p.vocab + threads - 1) / threads, 256)),
       static_cast<unsigned>(std::min<int64_t>(p.rows, 65535)));
-  switch (p.grad_type) {
-    case ElementType::bf16:
-      backward_kernel<__nv_bfloat16><<<blocks, threads, 0, stream>>>(p);
-      break;
-    case ElementType::f16:
-      backward_kernel<__half><<<blocks, threads, 0, stream>>>(p);
-      break;
-    case ElementType::f32:
-      backward_kernel<float><<<blocks, threads, 0, stream>>>(p);
-      break;
-  }
-  return cudaGetLastError();
+  return with_element_type(p.grad_type, [&](auto tag) {
+    backward_kernel<ElementOf<decltype(tag)>><<<blocks, threads, 0, stream>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace verlpp::kernels

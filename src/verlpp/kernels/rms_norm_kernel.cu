@@ -228,14 +228,8 @@ cudaError_t launch(const RmsNormParams& p, bool backward, cudaStream_t stream) {
 
 cudaError_t dispatch(const RmsNormParams& p, bool backward, cudaStream_t stream) {
   if (p.rows == 0 || p.dim == 0) return cudaSuccess;
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return launch<__nv_bfloat16>(p, backward, stream);
-    case ElementType::f16:
-      return launch<__half>(p, backward, stream);
-    default:
-      return launch<float>(p, backward, stream);
-  }
+  return with_element_type(
+      p.dtype, [&](auto tag) { return launch<ElementOf<decltype(tag)>>(p, backward, stream); });
 }
 
 }  // namespace

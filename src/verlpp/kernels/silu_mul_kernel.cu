@@ -67,14 +67,8 @@ cudaError_t launch(const SiluMulParams& p, cudaStream_t stream) {
 
 cudaError_t launch_silu_mul(const SiluMulParams& p, cudaStream_t stream) {
   if (p.n == 0) return cudaSuccess;
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return launch<__nv_bfloat16>(p, stream);
-    case ElementType::f16:
-      return launch<__half>(p, stream);
-    default:
-      return launch<float>(p, stream);
-  }
+  return with_element_type(p.dtype,
+                           [&](auto tag) { return launch<ElementOf<decltype(tag)>>(p, stream); });
 }
 
 }  // namespace verlpp::kernels

@@ -196,14 +196,8 @@ cudaError_t launch(const TokenSamplerParams& p, cudaStream_t stream) {
 cudaError_t launch_token_sampler(const TokenSamplerParams& p, cudaStream_t stream) {
   if (p.rows == 0) return cudaSuccess;
   if (p.vocab < 1 || p.vocab > kTokenSamplerMaxVocab) return cudaErrorInvalidValue;
-  switch (p.dtype) {
-    case ElementType::bf16:
-      return launch<__nv_bfloat16>(p, stream);
-    case ElementType::f16:
-      return launch<__half>(p, stream);
-    default:
-      return launch<float>(p, stream);
-  }
+  return with_element_type(p.dtype,
+                           [&](auto tag) { return launch<ElementOf<decltype(tag)>>(p, stream); });
 }
 
 }  // namespace verlpp::kernels
