@@ -19,6 +19,7 @@
 #include <set>
 
 #include "commands.h"
+#include "temperature_option.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/device.h"
@@ -391,7 +392,9 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--max-samples", o->max_samples,
                   "use the first N rows of --data or --input (-1: all)")
       ->default_val(-1);
-  cmd->add_option("--temperature", o->temperature, "rollout.temperature")->default_val(1.0);
+  cmd->add_option("--temperature", o->temperature, "rollout.temperature")
+      ->default_val(1.0)
+      ->check(temperature_error);
   cmd->add_option("--top-k", o->top_k, "rollout.top_k (-1: off)")->default_val(-1);
   cmd->add_option("--top-p", o->top_p, "rollout.top_p (1: off)")->default_val(1.0);
   cmd->add_option("--n", o->n, "rollout.n: responses per prompt")->default_val(1);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "temperature_option.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/dtype.h"
@@ -327,7 +328,7 @@ Command add_model_command(CLI::App& app) {
       ->required();
   s->add_option("--temperature", so->temperature,
                 "logits are divided by it (default 1; 0: by 1e-8, as verl's trainer clamps it)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(temperature_error);
   s->add_option("--dtype", so->dtype,
                 "bfloat16, float16 or float32 (default: bfloat16 on cuda, float32 on cpu)");
   s->add_option("--device", so->device, "cuda (falls back to cpu without a GPU) or cpu");

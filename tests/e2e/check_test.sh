@@ -168,6 +168,12 @@ run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_p
   engine.ulysses_sequence_parallel_size=3
 expect_rc 1 "sft ulysses 3"
 expect_has "engine.ulysses_sequence_parallel_size: 3 does not divide the 2 ranks" "sft ulysses 3"
+# Validation's sampling keys are checked as the rollout's (val_kwargs.temperature=-1 was "valid").
+run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm \
+  actor_rollout_ref.rollout.val_kwargs.temperature=-1 actor_rollout_ref.rollout.val_kwargs.top_p=0
+expect_rc 1 "val_kwargs"
+expect_has "actor_rollout_ref.rollout.val_kwargs.temperature: must be a number in [0," "val_kwargs temperature"
+expect_has "actor_rollout_ref.rollout.val_kwargs.top_p: must be in (0, 1], got 0" "val_kwargs top_p"
 # Any optimizer but AdamW is refused (it trained AdamW under any name).
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.optim.optimizer=SGD
 expect_rc 1 "optimizer SGD"

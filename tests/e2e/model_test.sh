@@ -49,7 +49,11 @@ for line in sys.argv[1].splitlines():
         assert lp <= 0 and (lp > -1e-3 or lp < -1e3), lp
 ' "$out" || fail "model score --temperature 0 (exit $rc): $out"
 out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu --temperature -1 2>&1); rc=$?
-[ "$rc" -ne 0 ] && grep -q -- "--temperature" <<<"$out" || fail "model score --temperature -1 (exit $rc): $out"
+[ "$rc" -ne 0 ] && grep -qF -- "--temperature: expected a number >= 0 (0: greedy), got -1" <<<"$out" ||
+  fail "model score --temperature -1 (exit $rc): $out"
+out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/in.jsonl" --device cpu --temperature nan 2>&1); rc=$?
+[ "$rc" -ne 0 ] && grep -qF "expected a number >= 0 (0: greedy), got nan" <<<"$out" ||
+  fail "model score --temperature nan (exit $rc): $out"
 printf '%s\n' '{"prompt_ids": [1], "response_ids": [2]}' '{"prompt_ids": [1], "response_ids": [50]}' > "$work/bad.jsonl"
 out=$("$VERLPP" model score --model "$work/ckpt" --input "$work/bad.jsonl" --device cpu 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "bad.jsonl:2: 'response_ids' holds id 50 outside the vocabulary [0, 50)" <<<"$out"; then

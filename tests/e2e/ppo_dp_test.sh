@@ -234,6 +234,22 @@ grep -q "stopping the other ranks\|was killed by signal" "$work/sig.log" &&
 [ -n "$stopped" ] && [ "$(cat "$work/sig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
   fail "no checkpoint of the stopped step: $(tail -5 "$work/sig.log")"
 
+# SIGTERM to one rank only (not the launcher): both ranks stop after the same step and exit 143,
+# and the launcher does not call it a failure (report bt9: "rank 0 ... stopping the other ranks").
+VERL_FILE_LOGGER_PATH="$work/sig1.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/sig1" trainer.total_training_steps=100 \
+  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/sig1.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do [ -s "$work/sig1.jsonl" ] && break; sleep 0.1; done
+for pid in $(pgrep -P "$launcher"); do
+  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx RANK=1 && kill -TERM "$pid"
+done
+wait "$launcher"; rc=$?
+[ "$rc" -eq 143 ] || fail "launch after SIGTERM to rank 1: exit $rc: $(tail -5 "$work/sig1.log")"
+grep -q "stopping the other ranks" "$work/sig1.log" &&
+  fail "the launcher took rank 1's stop for a failure: $(grep "verlpp launch" "$work/sig1.log")"
+[ -s "$work/sig1/latest_checkpointed_iteration.txt" ] || fail "no checkpoint after SIGTERM to rank 1"
+
 # 2 ranks generate what 1 rank does: with VLLM_BATCH_INVARIANT=1 every logit is the same whatever
 # the rank's batch, so the step's 32-token responses and their scores are equal (the dumps). A
 # wider model than above (hidden 128): without the mode 1 of its 8 responses differed between 1

@@ -153,6 +153,17 @@ done
 out=$("$VERLPP" sft "${sft[@]}" model.path=ckpt/global_step_5 trainer.default_local_dir="$work/x" 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "model.path: ckpt/global_step_5 is a training checkpoint: its model is ckpt/global_step_5/actor/huggingface" <<<"$out" ||
   fail "sft on a training checkpoint (exit $rc): $out"
+# Near misses too (report bt9): a step's actor/ folder, the run's checkpoint folder, a tokenizer
+# path; a critic is pointed at its own critic/huggingface when the step has one, else the actor's.
+for dir in ckpt/global_step_5/actor ckpt; do
+  out=$("$VERLPP" sft "${sft[@]}" model.path=$dir trainer.default_local_dir="$work/x" 2>&1); rc=$?
+  [ "$rc" -eq 1 ] && grep -qF "model.path: $dir is a" <<<"$out" &&
+    grep -qF "its model is ckpt/global_step_5/actor/huggingface" <<<"$out" ||
+    fail "sft with model.path=$dir (exit $rc): $out"
+done
+out=$("$VERLPP" sft "${sft[@]}" model.tokenizer_path=ckpt/global_step_5 trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "model.tokenizer_path: ckpt/global_step_5 is a training checkpoint" <<<"$out" ||
+  fail "sft with model.tokenizer_path=ckpt/global_step_5 (exit $rc): $out"
 out=$("$VERLPP" check actor_rollout_ref.model.path=ckpt/global_step_5 actor_rollout_ref.rollout.name=vllm 2>&1); rc=$?
 [ "$rc" -ne 0 ] && grep -qF "actor_rollout_ref.model.path: ckpt/global_step_5 is a training checkpoint" <<<"$out" &&
   grep -qF "fix: actor_rollout_ref.model.path=ckpt/global_step_5/actor/huggingface" <<<"$out" ||
@@ -217,6 +228,11 @@ import json, sys
 assert json.load(open(sys.argv[1]))["chat_template"] == sys.argv[2]
 PY
   fail "the checkpoint's tokenizer_config.json does not hold model.custom_chat_template"
+# A custom template that does not parse is refused before anything loads, naming the key.
+out=$("$VERLPP" sft "${sft[@]}" "model.custom_chat_template='{% for m in messages %}'" \
+      trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "✗ model.custom_chat_template: chat template 'model.custom_chat_template' line 1:24: unexpected end of template; expected {% endfor %}" <<<"$out" ||
+  fail "sft with a custom template that does not parse (exit $rc): $out"
 out=$("$VERLPP" sft "${sft[@]}" data.enable_thinking_default=none data.enable_thinking_default=maybe \
       trainer.default_local_dir="$work/x" 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "data.enable_thinking_default" <<<"$out" ||

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "verlpp/config/custom_chat_template.h"
 #include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
 #include "verlpp/config/layout.h"
@@ -116,9 +117,16 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   const ModelConfig& model = report.config.model;
   const std::optional<model::ModelShape> shape = model::read_model_shape(
       expand_home(model.hf_config_path.value_or(model.path)), report.model_note);
-  check_model_folder("actor_rollout_ref.model.path", model.path, report.findings);
+  check_model_folder("actor_rollout_ref.model.path", model.path, "actor", report.findings);
+  if (model.tokenizer_path) {
+    check_model_folder("actor_rollout_ref.model.tokenizer_path", *model.tokenizer_path, "actor",
+                       report.findings);
+  }
+  check_custom_chat_template("actor_rollout_ref.model.custom_chat_template",
+                             model.custom_chat_template, report.findings);
   if (need_critic(report.config)) {
-    check_model_folder("critic.model.path", report.config.critic.model.path, report.findings);
+    check_model_folder("critic.model.path", report.config.critic.model.path, "critic",
+                       report.findings);
   }
   report.layout = plan_layout(report.config, shape, report.findings);
   validate_config(report.config, report.layout, report.findings);

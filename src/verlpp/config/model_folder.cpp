@@ -1,29 +1,74 @@
 #include "verlpp/config/model_folder.h"
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "verlpp/config/home_path.h"
 
 namespace verlpp::config {
+namespace {
 
-std::string hf_folder_error(const std::string& dir) {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+bool has_model(const fs::path& dir) {
   std::error_code error;
-  const fs::path actor = fs::path(dir) / "actor" / "huggingface";
-  if (fs::exists(fs::path(dir) / "config.json", error) ||
-      !fs::exists(actor / "config.json", error)) {
-    return "";
-  }
-  return dir + " is a training checkpoint: its model is " + actor.string() +
-         " (or export it with `verlpp model export --checkpoint " + dir + " --output DIR`)";
+  return fs::exists(dir / "config.json", error);
 }
 
-void check_model_folder(const std::string& key, const std::string& path, Findings& out) {
-  const std::string error = hf_folder_error(expand_home(path));
-  if (!error.empty()) {
-    add_error(out, key, error,
-              key + "=" + (std::filesystem::path(path) / "actor" / "huggingface").string());
+// The folder of `step` (a global_step_N folder) that holds the role's model, else the actor's.
+std::optional<fs::path> step_model(const fs::path& step, const std::string& role) {
+  for (const std::string& r : {role, std::string("actor")}) {
+    if (has_model(step / r / "huggingface")) return step / r / "huggingface";
   }
+  return std::nullopt;
+}
+
+struct Found {
+  std::string what;  // what `dir` is
+  fs::path model;    // where its model is
+};
+
+std::optional<Found> find_model(const fs::path& dir, const std::string& role) {
+  if (has_model(dir / "huggingface")) {
+    return Found{"a training checkpoint's model-state folder", dir / "huggingface"};
+  }
+  if (const auto model = step_model(dir, role)) return Found{"a training checkpoint", *model};
+  std::ifstream tracker(dir / "latest_checkpointed_iteration.txt");
+  long long step = 0;
+  if (tracker >> step) {
+    const fs::path newest = dir / ("global_step_" + std::to_string(step));
+    if (const auto model = step_model(newest, role)) {
+      return Found{"a run's checkpoint folder (its newest step is " + newest.string() + ")",
+                   *model};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string checkpoint_model_error(const std::string& dir, const std::string& role) {
+  if (has_model(dir)) return "";
+  const auto found = find_model(dir, role);
+  if (!found) return "";
+  std::string error = dir + " is " + found->what + ": its model is " + found->model.string();
+  if (found->model.parent_path().filename() == "actor") {  // what `model export` writes out
+    error += " (or export it with `verlpp model export --checkpoint " +
+             found->model.parent_path().parent_path().string() + " --output DIR`)";
+  }
+  return error;
+}
+
+std::string hf_folder_error(const std::string& dir) { return checkpoint_model_error(dir, "actor"); }
+
+void check_model_folder(const std::string& key, const std::string& path, const std::string& role,
+                        Findings& out) {
+  const std::string dir = expand_home(path);
+  const std::string error = checkpoint_model_error(dir, role);
+  if (error.empty()) return;
+  const auto found = find_model(dir, role);
+  add_error(out, key, error, key + "=" + found->model.string());
 }
 
 }  // namespace verlpp::config

@@ -1,6 +1,10 @@
-// Model folders (actor_rollout_ref.model.path, critic.model.path, sft's model.path, the tools'
-// --model and --tokenizer): a training checkpoint's global_step_N folder given instead of a Hugging
-// Face folder gets an error that says where its model is, instead of "cannot open config.json".
+// Model folders (actor_rollout_ref.model.path and tokenizer_path, critic.model.path, sft's
+// model.path and tokenizer_path, the tools' --model and --tokenizer): a folder of a training
+// checkpoint given instead of a Hugging Face folder gets an error that says where its model is,
+// instead of "cannot open config.json" or "tokenizer.json: cannot open": a global_step_N folder
+// (its {role}/huggingface), its actor/ or critic/ folder (their huggingface/), or the run's
+// checkpoint folder (trainer.default_local_dir: the newest step's, from
+// latest_checkpointed_iteration.txt).
 #pragma once
 
 #include <string>
@@ -9,12 +13,15 @@
 
 namespace verlpp::config {
 
-// "" when `dir` may be a Hugging Face folder; otherwise the error (CLI11 check's convention): for a
-// global_step_N folder whose actor/huggingface holds the model, where to point instead.
+// "" when `dir` may be a Hugging Face folder; otherwise the error: what `dir` is and the folder
+// that holds its model (the `role`'s, actor or critic, else the actor's).
+std::string checkpoint_model_error(const std::string& dir, const std::string& role);
+// The actor's (a CLI11 check of the tools' --model and --tokenizer).
 std::string hf_folder_error(const std::string& dir);
 
 // The same for a config key (`path` as written, ~ allowed): an error finding on `key` whose fix
-// names the checkpoint's actor/huggingface folder.
-void check_model_folder(const std::string& key, const std::string& path, Findings& out);
+// names the folder that holds the model.
+void check_model_folder(const std::string& key, const std::string& path, const std::string& role,
+                        Findings& out);
 
 }  // namespace verlpp::config

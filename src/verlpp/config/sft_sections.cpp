@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "verlpp/config/check.h"
+#include "verlpp/config/custom_chat_template.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
@@ -29,8 +30,8 @@ SftDataConfig bind_sft_data(const Section& s) {
   d.response_key = s.opt_string("response_key");
   if (s.has("prompt_dict_keys")) d.prompt_dict_keys = s.strings("prompt_dict_keys");
   if (s.has("response_dict_keys")) d.response_dict_keys = s.strings("response_dict_keys");
-  d.tools_key = s.string("tools_key");
-  d.enable_thinking_key = s.string("enable_thinking_key");
+  d.tools_key = s.opt_string("tools_key");
+  d.enable_thinking_key = s.opt_string("enable_thinking_key");
   d.enable_thinking_default = s.opt_boolean_or_none("enable_thinking_default");
   d.max_length = s.integer("max_length");
   d.truncation = s.string("truncation");
@@ -96,6 +97,19 @@ void validate_data(const SftDataConfig& d, Findings& out) {
               "single-turn rows need both keys (or neither, for data.messages_key rows)",
               "data.prompt_key=prompt data.response_key=response");
   }
+  // Keys of the other row format are accepted by verl and do nothing; say so.
+  const bool single_turn = d.prompt_key && d.response_key;
+  if (!single_turn && (!d.prompt_dict_keys.empty() || !d.response_dict_keys.empty())) {
+    add_notice(out, "data.prompt_dict_keys/data.response_dict_keys",
+               "read only with data.prompt_key and data.response_key (single-turn rows); the "
+               "data.messages_key rows ignore them");
+  }
+  if (single_turn && d.enable_thinking_default) {
+    add_notice(out, "data.enable_thinking_default",
+               "applies to data.messages_key rows only (as the tools and enable_thinking columns "
+               "do); single-turn rows render without it (data.apply_chat_template_kwargs reaches "
+               "them)");
+  }
   if (!d.apply_chat_template_kwargs.is_object()) {
     add_error(out, "data.apply_chat_template_kwargs", "expected a map",
               "data.apply_chat_template_kwargs={}");
@@ -145,12 +159,15 @@ void validate_trainer(const SftTrainerConfig& t, Findings& out) {
 void check_data_parallel_split(const SftConfig& c, Findings& out) {
   const std::int64_t ranks = c.trainer.nnodes * c.trainer.n_gpus_per_node;
   if (c.data.train_batch_size < 1 || ranks < 1 || c.data.train_batch_size % ranks == 0) return;
-  add_error(
-      out, "data.train_batch_size",
-      fmt::format("{} rows cannot be split evenly over {} data-parallel ranks "
-                  "(trainer.nnodes {} × trainer.n_gpus_per_node {})",
-                  c.data.train_batch_size, ranks, c.trainer.nnodes, c.trainer.n_gpus_per_node),
-      fmt::format("data.train_batch_size={}", (c.data.train_batch_size / ranks + 1) * ranks));
+  add_error(out, "data.train_batch_size",
+            fmt::format("{} rows cannot be split evenly over {} data-parallel ranks "
+                        "(trainer.nnodes {} × trainer.n_gpus_per_node {}{})",
+                        c.data.train_batch_size, ranks, c.trainer.nnodes, c.trainer.n_gpus_per_node,
+                        c.ulysses_sequence_parallel_size > 1
+                            ? "; verlpp trains every rank data parallel whatever "
+                              "engine.ulysses_sequence_parallel_size"
+                            : ""),
+            fmt::format("data.train_batch_size={}", (c.data.train_batch_size / ranks + 1) * ranks));
 }
 
 // Ulysses sequence parallelism as verl checks it (it divides the ranks); verlpp then trains
@@ -221,7 +238,13 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
   KeyReads reads;
   report.config = bind_sft_config(report.composed.root, &reads);
   report.findings = validate_sft_config(report.config);
-  check_model_folder("model.path", report.config.model.path, report.findings);
+  check_model_folder("model.path", report.config.model.path, "actor", report.findings);
+  if (report.config.model.tokenizer_path) {
+    check_model_folder("model.tokenizer_path", *report.config.model.tokenizer_path, "actor",
+                       report.findings);
+  }
+  check_custom_chat_template("model.custom_chat_template", report.config.model.custom_chat_template,
+                             report.findings);
   refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);
   return report;
 }

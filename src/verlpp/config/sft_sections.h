@@ -28,12 +28,12 @@ struct SftDataConfig {
   // Single-turn rows whose prompt/response column holds nested maps: the keys to follow into them
   // (verl's older +data.prompt_dict_keys / +data.response_dict_keys; absent from the YAML).
   std::vector<std::string> prompt_dict_keys, response_dict_keys;
-  std::string tools_key;                        // multi-turn rows: a column of tool schemas
-  std::string enable_thinking_key;              // multi-turn rows: a column of booleans
-  std::optional<bool> enable_thinking_default;  // for rows without that column; null: unset
-  std::int64_t max_length = 0;                  // tokens per sequence
-  std::string truncation;                       // error | left | right
-  std::string pad_mode;                         // no_padding (packed sequences)
+  std::optional<std::string> tools_key;            // multi-turn rows: a column of tool schemas
+  std::optional<std::string> enable_thinking_key;  // multi-turn rows: a column of booleans
+  std::optional<bool> enable_thinking_default;     // for rows without that column; null: unset
+  std::int64_t max_length = 0;                     // tokens per sequence
+  std::string truncation;                          // error | left | right
+  std::string pad_mode;                            // no_padding (packed sequences)
   bool ignore_input_ids_mismatch = false;
   nlohmann::ordered_json apply_chat_template_kwargs;  // an object, given to the chat template
 };

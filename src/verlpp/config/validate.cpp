@@ -800,6 +800,16 @@ void check_numbers(const Config& c, Findings& out) {
   // No model holds more positions; their sum would overflow before any memory check sees it.
   at_most(out, "data.max_prompt_length", c.data.max_prompt_length, kMaxSequenceTokens);
   at_most(out, "data.max_response_length", c.data.max_response_length, kMaxSequenceTokens);
+  // Validation samples with val_kwargs as the rollout samples with its own keys (a break-test's
+  // val_kwargs.temperature=-1 was "valid" here and refused by the run).
+  const double val_top_p = c.rollout.val_kwargs.top_p;
+  if (!(val_top_p > 0.0 && val_top_p <= 1.0)) {
+    add_error(out, kRollout + ".val_kwargs.top_p",
+              fmt::format("must be in (0, 1], got {}", val_top_p),
+              kRollout + ".val_kwargs.top_p=1.0");
+  }
+  finite_at_least(out, kRollout + ".val_kwargs.temperature", c.rollout.val_kwargs.temperature, 0.0,
+                  "0");
   const double top_p = c.rollout.sampling.top_p;
   if (!(top_p > 0.0 && top_p <= 1.0)) {
     add_error(out, kRollout + ".top_p", fmt::format("must be in (0, 1], got {}", top_p),

@@ -46,22 +46,26 @@ ChatTemplateOptions row_options(const Row& row, const SftDatasetConfig& config,
                                 const std::string& where) {
   ChatTemplateOptions options;
   options.extra_context = config.apply_chat_template_kwargs;
-  if (row.contains(config.tools_key) && !row[config.tools_key].is_null()) {
-    const Row& tools = row[config.tools_key];
+  const auto& tools_key = config.tools_key;
+  if (tools_key && row.contains(*tools_key) && !row[*tools_key].is_null()) {
+    const Row& tools = row[*tools_key];
     if (!tools.is_array()) {
       throw Error(fmt::format("{}: '{}' (data.tools_key) must be a list of tool schemas, got {}",
-                              where, config.tools_key, tools.dump()));
+                              where, *tools_key, tools.dump()));
     }
     options.tools = tools;
   }
+  // A row with the column takes its cell, null included (no kwarg), as verl does.
   std::optional<bool> thinking = config.enable_thinking_default;
-  if (row.contains(config.enable_thinking_key) && !row[config.enable_thinking_key].is_null()) {
-    const Row& value = row[config.enable_thinking_key];
-    if (!value.is_boolean()) {
-      throw Error(fmt::format("{}: '{}' (data.enable_thinking_key) must be true or false, got {}",
-                              where, config.enable_thinking_key, value.dump()));
+  const auto& thinking_key = config.enable_thinking_key;
+  if (thinking_key && row.contains(*thinking_key)) {
+    const Row& value = row[*thinking_key];
+    if (!value.is_boolean() && !value.is_null()) {
+      throw Error(
+          fmt::format("{}: '{}' (data.enable_thinking_key) must be true, false or null, got {}",
+                      where, *thinking_key, value.dump()));
     }
-    thinking = value.get<bool>();
+    thinking = value.is_null() ? std::nullopt : std::optional<bool>(value.get<bool>());
   }
   if (thinking) options.extra_context["enable_thinking"] = *thinking;
   return options;
@@ -97,7 +101,7 @@ Ids generation_prompt(const tokenizer::Tokenizer& tokenizer, const ChatTemplateO
   const OrderedJson user = OrderedJson::array({OrderedJson{{"role", "user"}, {"content", ""}}});
   const Ids without = naming_row(where, [&] { return tokenizer.encode_chat(user, plain); });
   const Ids with = naming_row(where, [&] { return tokenizer.encode_chat(user, generation); });
-  if (common_prefix(without, with) != without.size() || with.size() == without.size()) {
+  if (common_prefix(without, with) != without.size()) {
     throw Error(where +
                 ": the chat template's add_generation_prompt does not append to a user "
                 "turn, so an assistant message first cannot be told from its header");
@@ -111,6 +115,7 @@ Ids first_assistant_header(const OrderedJson& message, const tokenizer::Tokenize
                            const ChatTemplateOptions& plain, const ChatTemplateOptions& generation,
                            const std::string& where) {
   const Ids prompt = generation_prompt(tokenizer, plain, generation, where);
+  if (prompt.empty()) return {};  // no header: all of the message is learned
   const Ids alone = naming_row(
       where, [&] { return tokenizer.encode_chat(OrderedJson::array({message}), plain); });
   const auto at = std::search(alone.begin(), alone.end(), prompt.begin(), prompt.end());
@@ -235,8 +240,10 @@ SftDataset::SftDataset(const SftDatasetConfig& config, const tokenizer::Tokenize
     if (unlearnable_rows_++ == 0) first_unlearnable_ = where;
   }
   if (unlearnable_rows_ == size() && size() > 0) {
-    throw Error(fmt::format("no row has a token to learn within data.max_length={} (the first: {})",
-                            config.max_length, first_unlearnable_));
+    throw Error(fmt::format(
+        "no row has a token to learn (no assistant message or response, or none left within "
+        "data.max_length={} after truncation; the first: {})",
+        config.max_length, first_unlearnable_));
   }
 }
 

@@ -6,11 +6,11 @@
 // message's tokens after the generation prompt (rendering messages[:i] with
 // add_generation_prompt=True) are learned, everything else is context.
 // A row's data.tools_key column (tool schemas), when present and not null, goes to every rendering
-// as `tools`; its data.enable_thinking_key column (a boolean), else data.enable_thinking_default
-// when set, as the template variable enable_thinking (verl's MultiTurnSFTDataset). An assistant
-// message first has no messages[:0] to render: its context is its own rendering up to the end of
-// the template's generation prompt (what rendering a user turn with add_generation_prompt=True
-// adds).
+// as `tools`; its data.enable_thinking_key column (a boolean; null: unset), or when the row has no
+// such column data.enable_thinking_default, as the template variable enable_thinking (verl's
+// MultiTurnSFTDataset). An assistant message first has no messages[:0] to render: its context is
+// its own rendering up to the end of the template's generation prompt (what rendering a user turn
+// with add_generation_prompt=True adds; nothing when that is empty).
 // Single-turn rows (verl's older SFTDataset): data.prompt_key holds the user text, rendered as
 // [{"role": "user", "content": prompt}] with add_generation_prompt=True; data.response_key holds
 // the answer, encoded as response + eos_token and learned entirely. prompt_dict_keys /
@@ -35,12 +35,12 @@ struct SftDatasetConfig {
   std::string messages_key = "messages";                // multi-turn rows
   std::optional<std::string> prompt_key, response_key;  // single-turn rows, when both are set
   std::vector<std::string> prompt_dict_keys, response_dict_keys;  // into nested single-turn columns
-  std::string tools_key = "tools";                                // multi-turn rows' tool schemas
-  std::string enable_thinking_key = "enable_thinking";  // multi-turn rows' thinking switch
-  std::optional<bool> enable_thinking_default;          // rows without that column
-  std::int64_t max_length = 1024;                       // data.max_length (tokens)
-  std::string truncation = "error";                     // error | left (keep last) | right
-  std::int64_t max_samples = -1;                        // > 0: the first max_samples rows
+  std::optional<std::string> tools_key = "tools";  // multi-turn rows' tool schemas (null: none)
+  std::optional<std::string> enable_thinking_key = "enable_thinking";  // their thinking switch
+  std::optional<bool> enable_thinking_default;                         // rows without that column
+  std::int64_t max_length = 1024;                                      // data.max_length (tokens)
+  std::string truncation = "error";  // error | left (keep last) | right
+  std::int64_t max_samples = -1;     // > 0: the first max_samples rows
   bool ignore_input_ids_mismatch = false;
   tokenizer::OrderedJson apply_chat_template_kwargs = tokenizer::OrderedJson::object();
 };

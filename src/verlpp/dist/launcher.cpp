@@ -113,17 +113,18 @@ int exit_code(int status) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-// A rank's exit status after a SIGINT/SIGTERM was forwarded to it: the trainers stop after the
-// step, save and exit 128 + the signal (trainer/signals.h); other programs die of it.
-bool stopped_as_asked(int code) {
-  return g_received > 0 && (code == 128 + SIGINT || code == 128 + SIGTERM);
+// A rank that exited (not died) with 130 or 143: verlpp's trainers stop so after a SIGINT/SIGTERM
+// (from the launcher or sent to the rank itself), having saved (trainer/signals.h).
+bool stopped_by_request(int status) {
+  return WIFEXITED(status) &&
+         (WEXITSTATUS(status) == 128 + SIGINT || WEXITSTATUS(status) == 128 + SIGTERM);
 }
 
 // Waits for every rank; after the first failure, stops the rest (see launcher.h).
 int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
   using Clock = std::chrono::steady_clock;
   int result = 0;
-  bool failed = false;  // a rank failed (not counting a stop that a forwarded signal asked for)
+  bool failed = false;  // a rank failed (not counting a trainer's stop after a signal)
   int forwarded = 0;    // how many of the received signals were passed on
   int escalation = 0;   // signals sent after a failure: 0, SIGTERM, SIGKILL
   Clock::time_point failed_at;
@@ -138,7 +139,7 @@ int supervise(std::map<pid_t, int> ranks, std::chrono::milliseconds grace) {
       ranks.erase(pid);
       const int code = exit_code(status);
       if (code != 0 && result == 0) result = code;
-      if (code != 0 && !failed && !stopped_as_asked(code)) {
+      if (code != 0 && !failed && !stopped_by_request(status)) {
         failed = true;
         result = code;
         failed_at = Clock::now();

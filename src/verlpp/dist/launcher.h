@@ -8,8 +8,9 @@
 // `grace` to stop on their own (their next collective fails), then sends SIGTERM and, after
 // another `grace`, SIGKILL. Each SIGINT/SIGTERM to the launcher is passed on to every rank
 // (verlpp's trainers finish the step, save and exit 128 + the signal; a copy that also reached them
-// from the terminal's process group counts once, trainer/signals.h); a rank exiting 130 or 143
-// after such a signal is not a failure, and the launcher then exits with that status.
+// from the terminal's process group counts once, trainer/signals.h); a rank that exits 130 or 143
+// (a trainer stopped by a signal, this launcher's or one sent to the rank) is not a failure, and
+// the launcher then exits with that status once every rank has.
 #pragma once
 
 #include <chrono>
@@ -35,7 +36,7 @@ void check_launch_options(const LaunchOptions& options);
 
 // Runs the ranks of this node: `program` (an absolute path) with `arguments`. Returns 0 when every
 // rank exits 0, else the exit status of the first rank that failed (128 + signal for a signal),
-// else that of the first rank a forwarded SIGINT/SIGTERM stopped.
+// else that of the first rank a SIGINT/SIGTERM stopped.
 int launch_local_ranks(const LaunchOptions& options, const std::string& program,
                        const std::vector<std::string>& arguments);
 

@@ -172,7 +172,8 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   if (ctx.device.is_cuda()) ctx.device_name = cuda_device_name(ctx.device.index());
   ctx.tokenizer_dir = ctx.config.model.tokenizer_path.value_or(ctx.config.model.path);
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
-      load_tokenizer({ctx.tokenizer_dir, ctx.config.model.custom_chat_template}));
+      load_tokenizer({ctx.tokenizer_dir, ctx.config.model.custom_chat_template,
+                      "actor_rollout_ref.model.custom_chat_template"}));
   load_data(ctx);
   load_models(ctx, placement.env);
   ctx.kl_ctrl = algo::make_kl_controller(kl_control_config(ctx.config));

@@ -74,8 +74,9 @@ data::SftDatasetConfig dataset_config(const config::SftDataConfig& d,
 void warn_unlearnable(const data::SftDataset& dataset, const std::string& key) {
   if (dataset.unlearnable_rows() == 0) return;
   log_warning(fmt::format(
-      "{}: {} of {} rows have no assistant/response token within data.max_length (the first: "
-      "{}); they are kept and add nothing to the loss, as in verl",
+      "{}: {} of {} rows have no assistant/response token to learn (none in the row, or none "
+      "left within data.max_length; the first: {}); they are kept and add nothing to the loss, "
+      "as in verl",
       key, dataset.unlearnable_rows(), dataset.size(), dataset.first_unlearnable()));
 }
 

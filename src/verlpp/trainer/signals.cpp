@@ -33,20 +33,32 @@ void on_signal(int signal) {
   raise(signal);
 }
 
-}  // namespace
-
-StopRequest::StopRequest() {
-  g_stop = 0;
+// Installs on_signal for `signal` unless the process inherited it ignored (a `nohup`-like parent,
+// a shell's background job, `trap '' TERM`): that stays ignored, as Python leaves it.
+void install(int signal, struct sigaction& previous) {
+  sigaction(signal, nullptr, &previous);
+  if (previous.sa_handler == SIG_IGN) return;
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   sigaddset(&action.sa_mask, SIGINT);
   sigaddset(&action.sa_mask, SIGTERM);
-  sigaction(SIGINT, &action, &g_previous_int);
-  sigaction(SIGTERM, &action, &g_previous_term);
+  sigaction(signal, &action, nullptr);
 }
 
+}  // namespace
+
+StopRequest::StopRequest() {
+  g_stop = 0;
+  install(SIGINT, g_previous_int);
+  install(SIGTERM, g_previous_term);
+}
+
+// After a stop request the handlers stay: the second copy of the same Ctrl-C (from the launcher,
+// GNU timeout, the terminal) may arrive after the loop ended, while the run prints its summary and
+// plot; a signal a second or more later still ends the process at once.
 StopRequest::~StopRequest() {
+  if (g_stop != 0) return;
   sigaction(SIGINT, &g_previous_int, nullptr);
   sigaction(SIGTERM, &g_previous_term, nullptr);
 }

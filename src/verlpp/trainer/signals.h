@@ -5,7 +5,7 @@
 // terminates at once, as usual. One arriving sooner is taken as the first one delivered twice: a
 // terminal's Ctrl-C (or `kill -- -PGID`, or scancel) reaches both `verlpp launch` and its ranks,
 // and the launcher forwards it to them too; GNU timeout sends it to its child and then to its
-// process group.
+// process group. A signal the process inherited ignored stays ignored, as in Python.
 #pragma once
 
 namespace verlpp::dist {
@@ -18,7 +18,8 @@ inline constexpr double kRepeatedSignalSeconds = 1.0;
 
 class StopRequest {
  public:
-  // Installs the handlers; the destructor restores the previous ones.
+  // Installs the handlers; the destructor restores the previous ones unless a signal came (then
+  // they stay, so that a late copy of it does not kill the run while it prints its summary).
   StopRequest();
   ~StopRequest();
   StopRequest(const StopRequest&) = delete;

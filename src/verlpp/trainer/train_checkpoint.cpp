@@ -81,7 +81,7 @@ void copy_tokenizer_files(const fs::path& from, const fs::path& to) {
 tokenizer::Tokenizer load_tokenizer(const TokenizerSource& source) {
   tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::from_directory(source.dir);
   if (source.chat_template) {
-    tokenizer.set_chat_template(*source.chat_template, "model.custom_chat_template");
+    tokenizer.set_chat_template(*source.chat_template, source.chat_template_key);
   }
   return tokenizer;
 }

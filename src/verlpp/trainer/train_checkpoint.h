@@ -39,6 +39,7 @@ void copy_tokenizer_files(const std::filesystem::path& from, const std::filesyst
 struct TokenizerSource {
   std::string dir;
   std::optional<std::string> chat_template;
+  std::string chat_template_key = "model.custom_chat_template";  // names it in errors
 };
 
 // The run's tokenizer: source.dir's, with source.chat_template in place of its own. Throws

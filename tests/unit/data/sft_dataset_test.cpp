@@ -17,7 +17,8 @@ using Mask = std::vector<std::uint8_t>;
 // A character tokenizer: a=0 b=1 c=2 d=3 x=4 y=5, <u>=6 <a>=7 <e>=8 (eos), <s>=9 (system).
 // Template: <s>{system} <u>{user} <a>{assistant}<e>, generation prompt <a>; `preamble` goes
 // first.
-tokenizer::Tokenizer test_tokenizer(const TempDir& dir, const std::string& preamble = "") {
+tokenizer::Tokenizer test_tokenizer(const TempDir& dir, const std::string& preamble = "",
+                                    const std::string& generation_prompt = "<a>") {
   nlohmann::json added = nlohmann::json::array();
   const char* specials[] = {"<u>", "<a>", "<e>", "<s>"};
   for (int i = 0; i < 4; ++i) {
@@ -37,7 +38,8 @@ tokenizer::Tokenizer test_tokenizer(const TempDir& dir, const std::string& pream
        preamble +
            "{% for m in messages %}{% if m.role == 'system' %}<s>{{ m.content }}"
            "{% elif m.role == 'user' %}<u>{{ m.content }}{% else %}<a>{{ m.content }}<e>{% endif %}"
-           "{% endfor %}{% if add_generation_prompt %}<a>{% endif %}"}};
+           "{% endfor %}{% if add_generation_prompt %}" +
+           generation_prompt + "{% endif %}"}};
   dir.file("tokenizer.json", tok.dump());
   dir.file("tokenizer_config.json", config.dump());
   return tokenizer::Tokenizer::from_directory(dir.path());
@@ -170,8 +172,9 @@ TEST(SftDataset, UnlearnableRowsAreKeptAndCounted) {
     const SftDataset none(config, tok);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no row has a token to learn within data.max_length=1024 "
-                                         "(the first: "),
+    EXPECT_NE(std::string(e.what()).find("no row has a token to learn (no assistant message or "
+                                         "response, or none left within data.max_length=1024 "
+                                         "after truncation; the first: "),
               std::string::npos)
         << e.what();
   }
@@ -224,13 +227,18 @@ TEST(SftDataset, ToolsAndEnableThinkingReachTheTemplate) {
   row.erase("enable_thinking");
   row.erase("tools");
   EXPECT_EQ(encode_sft_row(row, config, tok, "").input_ids, (Ids{4, 6, 0, 7, 1, 8}));
+  row["enable_thinking"] = nullptr;  // the row's cell, null: no kwarg (not the default)
+  EXPECT_EQ(encode_sft_row(row, config, tok, "").input_ids, (Ids{6, 0, 7, 1, 8}));
+  config.enable_thinking_key = std::nullopt;  // data.enable_thinking_key=null: the default
+  EXPECT_EQ(encode_sft_row(row, config, tok, "").input_ids, (Ids{4, 6, 0, 7, 1, 8}));
+  config.enable_thinking_key = "enable_thinking";
   row["enable_thinking"] = "yes";
   try {
     encode_sft_row(row, config, tok, "t.jsonl line 5");
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("t.jsonl line 5: 'enable_thinking' "
-                                         "(data.enable_thinking_key) must be true or false"),
+                                         "(data.enable_thinking_key) must be true, false or null"),
               std::string::npos)
         << e.what();
   }
@@ -258,6 +266,18 @@ TEST(SftDataset, AnAssistantTurnFirstLearnsItsContent) {
   // <a> c d <e> <u> a b <a> a <e>
   EXPECT_EQ(e.input_ids, (Ids{7, 2, 3, 8, 6, 0, 1, 7, 0, 8}));
   EXPECT_EQ(e.loss_mask, (Mask{0, 1, 1, 1, 0, 0, 0, 0, 1, 1}));
+}
+
+// A template without a generation prompt: an assistant turn's tokens are all learned, first or
+// not (verlpp refused the first; verl trains it; report bt9).
+TEST(SftDataset, WithoutAGenerationPromptAnAssistantTurnIsLearnedWhole) {
+  TempDir dir;
+  const auto tok = test_tokenizer(dir, "", "");
+  SftDatasetConfig config;
+  const SftExample e = encode_sft_row(
+      messages({{"assistant", "cd"}, {"user", "ab"}, {"assistant", "a"}}), config, tok, "row 0");
+  EXPECT_EQ(e.input_ids, (Ids{7, 2, 3, 8, 6, 0, 1, 7, 0, 8}));
+  EXPECT_EQ(e.loss_mask, (Mask{1, 1, 1, 1, 0, 0, 0, 1, 1, 1}));
 }
 
 }  // namespace

@@ -129,7 +129,9 @@ TEST(Jinja, UnsupportedConstructsNameThemselvesAndTheirPosition) {
 
 TEST(Jinja, SyntaxErrorsNameTheirPosition) {
   EXPECT_EQ(error_of("{% if x %}a"),
-            "chat template 't' line 1:12: unexpected end of template; expected {% elif %}");
+            "chat template 't' line 1:12: unexpected end of template; expected {% endif %}");
+  EXPECT_EQ(error_of("{% for m in x %}a"),
+            "chat template 't' line 1:18: unexpected end of template; expected {% endfor %}");
   EXPECT_EQ(error_of("x\n{{ 1 + }}"), "chat template 't' line 2:8: unexpected '}}' in expression");
   EXPECT_EQ(error_of("{{ 'abc }}"), "chat template 't' line 1:4: unterminated string literal");
   EXPECT_EQ(error_of("{{ a ? b }}"), "chat template 't' line 1:6: unexpected character '?'");
@@ -181,12 +183,14 @@ TEST(Jinja, WorkAndNestingAreBounded) {
   refused("{{ 'x' * 100000000000 }}", "repetition too big");
   refused("{% set s = 'x' * 60000000 %}{{ s }}{{ s }}", "renders more than 67108864 bytes");
   // Doubling by concatenation in a namespace (a second break-test round: std::bad_alloc).
-  refused("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}"
-          "{% endfor %}{{ ns.s | length }}",
-          "concatenation too big");
-  refused("{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}"
-          "{% endfor %}{{ ns.s | length }}",
-          "concatenation too big");
+  refused(
+      "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}"
+      "{% endfor %}{{ ns.s | length }}",
+      "concatenation too big");
+  refused(
+      "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}"
+      "{% endfor %}{{ ns.s | length }}",
+      "concatenation too big");
   EXPECT_EQ(ChatTemplate("{{ range(3) | list | length }}").render(OrderedJson::object()), "3");
   EXPECT_EQ(ChatTemplate("{{ range(100000) | length }}").render(OrderedJson::object()), "100000");
   EXPECT_EQ(ChatTemplate("{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{% endif %}{{ n }}"

@@ -76,6 +76,29 @@ TEST(StopRequest, OneSignalDeliveredTwiceIsOneRequest) {
   EXPECT_EQ(stop.signal(), SIGINT);  // the first one
 }
 
+// The launcher's copy of a Ctrl-C may arrive after the training loop (and its StopRequest) ended,
+// while the run writes its plot and summary: still one request (report bt9, repeat_after_loop).
+TEST(StopRequest, ACopyAfterTheLoopEndedIsStillOneRequest) {
+  {
+    const StopRequest stop;
+    std::raise(SIGINT);
+  }
+  std::raise(SIGINT);
+  SUCCEED();
+}
+
+// Inherited "ignore" (a shell's background job, trap '' TERM) stays, as Python leaves it.
+TEST(StopRequestDeathTest, AnInheritedIgnoreStays) {
+  EXPECT_EXIT(
+      {
+        std::signal(SIGTERM, SIG_IGN);
+        const StopRequest stop;
+        std::raise(SIGTERM);
+        std::exit(stop.requested() ? 1 : 0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 TEST(StopRequestDeathTest, ALaterSecondSignalTerminates) {
   EXPECT_EXIT(
       {

@@ -1,5 +1,6 @@
 #include "verlpp/tokenizer/jinja/parser.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -106,7 +107,12 @@ class Parser {
       const Token& token = current();
       if (token.type == T::end) {
         if (!ends.empty()) {
-          fail(token.position, "unexpected end of template; expected {% " + *ends.begin() + " %}");
+          // Name the block's closing tag (endfor, endif), not the first of elif/else/end*.
+          const auto closing = std::find_if(ends.begin(), ends.end(), [](const std::string& e) {
+            return e.rfind("end", 0) == 0;
+          });
+          fail(token.position, "unexpected end of template; expected {% " +
+                                   (closing != ends.end() ? *closing : *ends.begin()) + " %}");
         }
         return body;
       }
