@@ -197,16 +197,26 @@ pkill -KILL -P "$nn2"; kill -KILL "$nn2" 2>/dev/null; wait "$nn2" 2>/dev/null
 grep -qF "verlpp launch: node 0 of 2 started ranks 0-0; they wait at 127.0.0.1:$port for the 1 ranks of the other nodes" "$work/nn2.log" ||
   fail "launch --nnodes 2 waits silently: $(cat "$work/nn2.log")"
 
+# launch_long NAME: a 100-step 2-rank run in the background ($work/NAME.log, checkpoints in
+# $work/NAME), once it has logged its first step; sets $launcher.
+launch_long() {
+  local name=$1
+  VERL_FILE_LOGGER_PATH="$work/$name.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+    trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/$name" trainer.total_training_steps=100 \
+    trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/$name.log" 2>&1 &
+  launcher=$!
+  for _ in $(seq 1 600); do [ -s "$work/$name.jsonl" ] && break; sleep 0.1; done
+}
+# rank_pid RANK: the pid of that rank of $launcher.
+rank_pid() {
+  for pid in $(pgrep -P "$launcher"); do
+    tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "RANK=$1" && echo "$pid"
+  done
+}
+
 # A rank killed mid-run: the launcher names it and the run ends (no hang).
-VERL_FILE_LOGGER_PATH="$work/killed.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
-  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/killed" trainer.total_training_steps=100 \
-  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/killed.log" 2>&1 &
-launcher=$!
-for _ in $(seq 1 600); do [ -s "$work/killed.jsonl" ] && break; sleep 0.1; done
-victim=""
-for pid in $(pgrep -P "$launcher"); do
-  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx RANK=1 && victim=$pid
-done
+launch_long killed
+victim=$(rank_pid 1)
 [ -n "$victim" ] || fail "could not find rank 1 of the launched run"
 [ -n "$victim" ] && kill -9 "$victim"
 start=$SECONDS
@@ -219,36 +229,20 @@ grep -qF "verlpp launch: rank 1 (pid $victim) was killed by signal 9" "$work/kil
 
 # SIGTERM to the launcher mid-run: it passes it on, both ranks finish the same step, rank 0 saves
 # it, every rank exits 143 and so does the launcher, which does not take that for a failure
-# (no "stopping the other ranks", no SIGKILL).
-VERL_FILE_LOGGER_PATH="$work/sig.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
-  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/sig" trainer.total_training_steps=100 \
-  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/sig.log" 2>&1 &
-launcher=$!
-for _ in $(seq 1 600); do [ -s "$work/sig.jsonl" ] && break; sleep 0.1; done
-kill -TERM "$launcher"
-wait "$launcher"; rc=$?
-stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint saved); exit status 143$/\1/p' "$work/sig.log")
-[ "$rc" -eq 143 ] || fail "launch after SIGTERM: exit $rc: $(tail -5 "$work/sig.log")"
-grep -q "stopping the other ranks\|was killed by signal" "$work/sig.log" &&
-  fail "the launcher took the stop for a failure: $(grep "verlpp launch" "$work/sig.log")"
-[ -n "$stopped" ] && [ "$(cat "$work/sig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
-  fail "no checkpoint of the stopped step: $(tail -5 "$work/sig.log")"
-
-# SIGTERM to one rank only (not the launcher): both ranks stop after the same step and exit 143,
-# and the launcher does not call it a failure (report bt9: "rank 0 ... stopping the other ranks").
-VERL_FILE_LOGGER_PATH="$work/sig1.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
-  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/sig1" trainer.total_training_steps=100 \
-  trainer.val_before_train=false trainer.test_freq=-1 trainer.save_freq=-1 > "$work/sig1.log" 2>&1 &
-launcher=$!
-for _ in $(seq 1 600); do [ -s "$work/sig1.jsonl" ] && break; sleep 0.1; done
-for pid in $(pgrep -P "$launcher"); do
-  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx RANK=1 && kill -TERM "$pid"
+# (no "stopping the other ranks", no SIGKILL). The same with SIGTERM to rank 1 alone (report bt9:
+# "rank 0 ... stopping the other ranks").
+for target in launcher rank1; do
+  launch_long "sig_$target"
+  if [ "$target" = launcher ]; then kill -TERM "$launcher"; else kill -TERM "$(rank_pid 1)"; fi
+  wait "$launcher"; rc=$?
+  log=$work/sig_$target.log
+  stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint saved); exit status 143$/\1/p' "$log")
+  [ "$rc" -eq 143 ] || fail "launch after SIGTERM to the $target: exit $rc: $(tail -5 "$log")"
+  grep -q "stopping the other ranks\|was killed by signal" "$log" &&
+    fail "the launcher took the stop for a failure: $(grep "verlpp launch" "$log")"
+  [ -n "$stopped" ] && [ "$(cat "$work/sig_$target/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
+    fail "no checkpoint of the stopped step after SIGTERM to the $target: $(tail -5 "$log")"
 done
-wait "$launcher"; rc=$?
-[ "$rc" -eq 143 ] || fail "launch after SIGTERM to rank 1: exit $rc: $(tail -5 "$work/sig1.log")"
-grep -q "stopping the other ranks" "$work/sig1.log" &&
-  fail "the launcher took rank 1's stop for a failure: $(grep "verlpp launch" "$work/sig1.log")"
-[ -s "$work/sig1/latest_checkpointed_iteration.txt" ] || fail "no checkpoint after SIGTERM to rank 1"
 
 # 2 ranks generate what 1 rank does: with VLLM_BATCH_INVARIANT=1 every logit is the same whatever
 # the rank's batch, so the step's 32-token responses and their scores are equal (the dumps). A
