@@ -168,6 +168,14 @@ run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_p
   engine.ulysses_sequence_parallel_size=3
 expect_rc 1 "sft ulysses 3"
 expect_has "engine.ulysses_sequence_parallel_size: 3 does not divide the 2 ranks" "sft ulysses 3"
+# Megatron overrides that change the MoE router or loss are refused, not dropped (report bt10:
+# moe_router_topk / moe_z_loss_coeff / num_moe_experts ran with no effect).
+run "$VERLPP" check --no-print-config --config-name ppo_megatron_trainer actor_rollout_ref.rollout.name=vllm \
+  +actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_topk=4 \
+  +actor_rollout_ref.actor.megatron.override_transformer_config.moe_z_loss_coeff=0.001
+expect_rc 1 "megatron moe overrides"
+expect_has "actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_topk: changes the MoE router or its loss" "moe_router_topk"
+expect_has "actor_rollout_ref.actor.megatron.override_transformer_config.moe_z_loss_coeff: changes the MoE router or its loss" "moe_z_loss_coeff"
 # Validation's sampling keys are checked as the rollout's (val_kwargs.temperature=-1 was "valid").
 run "$VERLPP" check --no-print-config actor_rollout_ref.rollout.name=vllm \
   actor_rollout_ref.rollout.val_kwargs.temperature=-1 actor_rollout_ref.rollout.val_kwargs.top_p=0

@@ -78,6 +78,10 @@ out=$("$VERLPP" model init --preset qwen9 --output "$work/x" 2>&1); rc=$?
 if [ "$rc" -ne 1 ] || ! grep -qF "unknown preset (known: qwen3-0.6b, qwen3-1.7b, qwen3-30b-a3b, qwen3.5-2b, qwen3.5-35b-a3b)" <<<"$out"; then
   fail "unknown preset (exit $rc): $out"
 fi
+# A shape option beside a preset is refused, not dropped (report bt10 got the full 0.6B model).
+out=$("$VERLPP" model init --preset qwen3-0.6b --hidden-size 16 --output "$work/p" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF -- "--hidden-size cannot be combined with --preset qwen3-0.6b" <<<"$out" &&
+  [ ! -e "$work/p/model.safetensors" ] || fail "--preset with --hidden-size (exit $rc): $out"
 # Sizes and numbers no model can have: one-line errors naming the option or field, nothing written
 # (a break-test got LibTorch backtraces or unusable models).
 tiny=(model init --arch qwen3 --num-attention-heads 2 --vocab-size 64 --output "$work/bad")

@@ -145,6 +145,12 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
                              const std::optional<model::ModelShape>& model, Findings& out) {
   MegatronLayout layout;
   layout.section = section;
+  for (const std::string& key : m.unapplied_moe_overrides) {
+    add_error(out, section + ".override_transformer_config." + key,
+              "changes the MoE router or its loss, which verlpp takes from the model's config.json "
+              "(num_experts, num_experts_per_tok, norm_topk_prob) and does not apply",
+              "remove it (or change the model's config.json)");
+  }
   layout.tp = m.tensor_model_parallel_size;
   layout.pp = m.pipeline_model_parallel_size;
   layout.cp = m.context_parallel_size;
@@ -256,6 +262,20 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
     layout.turbo_fully_shard = f.turbo_fully_shard_parallel_size;
     layout.turbo_ep = f.turbo_expert_parallel_size;
     layout.turbo_ulysses = f.turbo_ulysses_parallel_size;
+    // The expert mesh as Megatron's is checked: it splits the ranks and the experts evenly (a
+    // break-test's ep 3 over 2 ranks and 4 experts was "valid").
+    const std::string ep_key = section + ".turbo_config.distributed.expert_parallel_size";
+    const std::int64_t ep = layout.turbo_ep;
+    if (ep < 1 || world % ep != 0) {
+      add_error(out, ep_key,
+                fmt::format("expert parallel size {} does not divide the world size {}", ep, world),
+                fmt::format("{}={}", ep_key, std::gcd(std::max<std::int64_t>(ep, 1), world)));
+    } else if (model && model->num_experts && *model->num_experts % ep != 0) {
+      add_error(out, ep_key,
+                fmt::format("expert parallel size {} does not divide the model's {} experts", ep,
+                            *model->num_experts),
+                fmt::format("{}={}", ep_key, std::gcd(ep, *model->num_experts)));
+    }
     if (layout.turbo_ulysses > 1 && layout.ulysses_sp > 1) {
       add_error(
           out, section + ".turbo_config.distributed.ulysses_parallel_size",

@@ -28,6 +28,8 @@ class Section {
       : node_(node), path_(std::move(path)), reads_(reads) {}
 
   bool has(const std::string& key) const { return node_->find(key) != nullptr; }
+  // Present and not null (recorded as read).
+  bool is_set(const std::string& key) const { return has(key) && !get(key).is_null(); }
   Section child(const std::string& key) const {
     const Node& value = lookup(key);
     if (!value.is_map()) fail(key, "expected a map, got " + value.describe());

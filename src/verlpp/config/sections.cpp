@@ -115,6 +115,13 @@ MegatronConfig bind_megatron(const Section& s) {
   if (overrides.has("moe_aux_loss_coeff")) {
     m.moe_aux_loss_coeff = overrides.opt_real("moe_aux_loss_coeff");
   }
+  for (const char* key :
+       {"moe_router_topk", "num_moe_experts", "moe_z_loss_coeff", "moe_router_score_function",
+        "moe_router_pre_softmax", "moe_router_topk_scaling_factor", "moe_expert_capacity_factor",
+        "moe_router_enable_expert_bias", "moe_input_jitter_eps", "moe_router_num_groups",
+        "moe_router_group_topk"}) {
+    if (overrides.is_set(key)) m.unapplied_moe_overrides.push_back(key);
+  }
   return m;
 }
 

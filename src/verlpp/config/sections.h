@@ -73,6 +73,10 @@ struct MegatronConfig {
   // the model's router_aux_loss_coef). verlpp accepts none and aux_loss.
   std::string moe_router_load_balancing_type = "none";
   std::optional<double> moe_aux_loss_coeff;
+  // override_transformer_config keys that change the MoE router or loss (the top-k, the expert
+  // count, the z-loss, the score function, capacity dropping): verlpp routes as the model's
+  // config.json says and does not apply them; set ones are listed here and refused by check.
+  std::vector<std::string> unapplied_moe_overrides;
   // verl loads the weights from dist_checkpointing_path's Megatron checkpoint; verlpp reads the
   // Hugging Face weights of model.path (a notice says so).
   bool use_dist_checkpointing = false;

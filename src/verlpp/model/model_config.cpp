@@ -83,18 +83,25 @@ Architecture architecture_of(const json& j, const std::string& source) {
 
 // The expert count under the names configs use for it: Qwen3MoeConfig's num_experts (which
 // transformers 5 writes as num_local_experts), Mixtral's num_local_experts, DeepSeek's
-// n_routed_experts. Shared by parse_model_config and read_model_shape.
-std::optional<std::string> expert_count_key(const json& j) {
+// n_routed_experts. Shared by parse_model_config and read_model_shape. Two of them that disagree
+// are an error (a break-test's num_experts 5 beside num_local_experts 4 took 5 silently).
+std::optional<std::string> expert_count_key(const json& j, const std::string& source) {
+  std::optional<std::string> found;
   for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts"}) {
-    if (j.contains(key) && !j[key].is_null()) return key;
+    if (!j.contains(key) || j[key].is_null()) continue;
+    if (found && j[key] != j[*found]) {
+      throw Error(fmt::format("{}: {} {} and {} {} disagree; keep one expert count", source, *found,
+                              j[*found].dump(), key, j[key].dump()));
+    }
+    if (!found) found = key;
   }
-  return std::nullopt;
+  return found;
 }
 
 // Qwen3MoeConfig's fields (models.md §1), checked against each other and the layer count.
 MoeConfig parse_moe(const json& j, int64_t layers, const std::string& source) {
   MoeConfig m;
-  const std::string experts = expert_count_key(j).value_or("num_experts");
+  const std::string experts = expert_count_key(j, source).value_or("num_experts");
   m.num_experts = get_int(j, experts, source);
   m.num_experts_per_tok = get_int(j, "num_experts_per_tok", source, 8);
   m.moe_intermediate_size = get_int(j, "moe_intermediate_size", source, 768);
@@ -741,7 +748,14 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
   shape.linear_num_key_heads = integer_field(text, top, "linear_num_key_heads").value_or(0);
   shape.linear_num_value_heads = integer_field(text, top, "linear_num_value_heads").value_or(0);
   for (const json* object : {&text, &top}) {
-    if (const auto key = expert_count_key(*object)) {
+    std::optional<std::string> key;
+    try {
+      key = expert_count_key(*object, shape.source);
+    } catch (const Error& e) {
+      why_not = e.what();
+      return std::nullopt;
+    }
+    if (key) {
       shape.num_experts = integer_field(*object, *object, key->c_str());
       break;
     }

@@ -14,8 +14,11 @@ namespace verlpp::rollout {
 
 namespace {
 
-// The cache row of token i of a request holding `blocks`.
+// The cache row of token i of a request holding `blocks`; 0 (a row nothing reads) for a model
+// without attention layers, whose requests hold no blocks (a break-test's all-linear Qwen3.5
+// read past the empty table).
 int64_t row_of(const std::vector<int64_t>& blocks, int64_t block_size, int64_t i) {
+  if (blocks.empty()) return 0;
   return blocks[static_cast<size_t>(i / block_size)] * block_size + i % block_size;
 }
 

@@ -272,6 +272,16 @@ TEST(MoeErrors, TopKLargerThanTheExpertsIsNamed) {
       << e;
 }
 
+// Two names of the expert count that disagree (report bt10 took num_experts 5 silently).
+TEST(MoeErrors, TwoExpertCountsThatDisagreeAreNamed) {
+  const std::string dir = broken_moe(
+      "two_counts", [](nlohmann::json& c) { c["num_experts"] = 5; }, kKeepTensors);
+  const std::string e = load_error(dir);
+  EXPECT_NE(e.find("num_experts 5 and num_local_experts 6 disagree; keep one expert count"),
+            std::string::npos)
+      << e;
+}
+
 TEST(MoeErrors, UnknownArchitectureListsTheSupportedOnes) {
   const std::string dir = broken_moe(
       "arch", [](nlohmann::json& c) { c["architectures"] = {"MixtralForCausalLM"}; }, kKeepTensors);

@@ -95,6 +95,20 @@ TEST_P(RolloutChunks, PrefixCacheHitsDecodeAsIfAlone) {
             1e-5);
 }
 
+// A Qwen3.5 whose every layer is linear attention holds no KV blocks: its requests' block tables
+// are empty and the engine still decodes as recomputation does (a break-test's all-linear model
+// crashed reading the empty table, report bt10).
+TEST(RolloutChunksNoAttention, AllLinearAttentionLayersDecodeAsIfWhole) {
+  model::ModelConfig c = testing::load_fp32("qwen3_5").config();
+  for (model::LayerType& type : c.layer_types) type = model::LayerType::linear_attention;
+  const model::CausalLM m = model::CausalLM::random_init(c, 3, 0.2, at::kFloat, at::kCPU);
+  const auto p = prompts_sharing_a_block();
+  SamplingParams params = greedy();
+  params.max_num_batched_tokens = 5;
+  const data::Batch out = generate_with_engine(m, testing::left_padded(p, 37, kPad), params, 0, 0);
+  expect_recomputation(m, p, out);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, RolloutChunks,
                          ::testing::Values("qwen3_tied", "llama3", "qwen3_moe", "qwen3_5",
                                            "qwen3_5_moe"));
