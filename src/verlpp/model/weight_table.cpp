@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 #include "verlpp/core/error.h"
@@ -60,6 +61,28 @@ at::Tensor read_per_expert(const CheckpointReader& reader, const WeightSpec& spe
   return at::stack(per_expert, 0);
 }
 
+// When `name` is a layer's attention tensor of one kind (linear_attn / self_attn) and the
+// checkpoint holds that layer's other kind: the hint that config.json's layer types disagree with
+// the weights (a break-test's config without layer_types got them from full_attention_interval).
+std::string layer_type_hint(const CheckpointReader& reader, const std::string& name) {
+  for (const auto& [mine, other] :
+       {std::pair<std::string, std::string>{".linear_attn.", ".self_attn."},
+        {".self_attn.", ".linear_attn."}}) {
+    const std::size_t at = name.find(mine);
+    if (at == std::string::npos) continue;
+    const std::string layer = name.substr(0, at);  // "model.layers.1"
+    for (const std::string& held : reader.names()) {
+      if (held.rfind(layer + other, 0) == 0) {
+        return fmt::format(
+            "; the checkpoint's {} is {} attention: config.json's layer_types (derived from "
+            "full_attention_interval when absent) disagree with the weights",
+            layer, other == ".self_attn." ? "full" : "linear");
+      }
+    }
+  }
+  return "";
+}
+
 at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
                      const std::string& needed_by) {
   if (reader.contains(spec.name)) {
@@ -68,7 +91,20 @@ at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
   }
   if (spec.per_expert) return read_per_expert(reader, spec, needed_by);
   throw Error("checkpoint " + reader.dir() + " has no tensor '" + spec.name + "' (needed by " +
-              needed_by + ")");
+              needed_by + ")" + layer_type_hint(reader, spec.name));
+}
+
+// Whether the table reads experts of the layer of expert tensor `name`
+// ("...layers.N.mlp.experts...").
+bool layer_has_experts(const std::vector<WeightSpec>& specs, const std::string& name) {
+  const std::size_t at = name.find(".mlp.experts.");
+  const std::size_t start = name.rfind('.', at - 1);
+  const std::string digits = name.substr(start + 1, at - start - 1);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return true;
+  const int64_t layer = std::stoll(digits);
+  return std::any_of(specs.begin(), specs.end(), [&](const WeightSpec& spec) {
+    return spec.per_expert.has_value() && spec.layer == layer;
+  });
 }
 
 // An expert tensor of the checkpoint that no spec covers: more experts on disk than config.json's
@@ -89,12 +125,14 @@ void reject_unknown_experts(const CheckpointReader& reader, const std::vector<We
     }
   }
   for (const std::string& name : reader.names()) {
-    if (name.find(".mlp.experts.") != std::string::npos && known.count(name) == 0) {
-      throw Error(fmt::format(
-          "checkpoint {}: tensor '{}' is not a parameter of the model config.json describes "
-          "(more experts in the checkpoint than num_experts?)",
-          reader.dir(), name));
-    }
+    if (name.find(".mlp.experts.") == std::string::npos || known.count(name) != 0) continue;
+    throw Error(fmt::format(
+        "checkpoint {}: tensor '{}' is not a parameter of the model config.json describes ({})",
+        reader.dir(), name,
+        layer_has_experts(specs, name)
+            ? "more experts in the checkpoint than num_experts?"
+            : "config.json makes that layer dense: mlp_only_layers or decoder_sparse_step "
+              "disagree with the weights"));
   }
 }
 

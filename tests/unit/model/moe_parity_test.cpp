@@ -272,6 +272,18 @@ TEST(MoeErrors, TopKLargerThanTheExpertsIsNamed) {
       << e;
 }
 
+// mlp_only_layers making a layer dense whose experts the checkpoint holds: named as such, not as
+// "more experts than num_experts" (report bt10).
+TEST(MoeErrors, ADenseLayerWithExpertsNamesMlpOnlyLayers) {
+  const std::string dir = broken_moe(
+      "mlp_only", [](nlohmann::json& c) { c["mlp_only_layers"] = {0}; }, kKeepTensors);
+  const std::string e = load_error(dir);
+  EXPECT_NE(e.find("config.json makes that layer dense: mlp_only_layers or decoder_sparse_step "
+                   "disagree with the weights"),
+            std::string::npos)
+      << e;
+}
+
 // Two names of the expert count that disagree (report bt10 took num_experts 5 silently).
 TEST(MoeErrors, TwoExpertCountsThatDisagreeAreNamed) {
   const std::string dir = broken_moe(

@@ -238,5 +238,20 @@ TEST(Qwen3_5Errors, ConvWeightOfTheWrongShapeNamesTheFields) {
       << testing::load_error(dir);
 }
 
+// A config whose layer types disagree with the weights (here: layer_types dropped, so they come
+// from full_attention_interval 4, while the checkpoint's layer 1 is full attention): the error
+// says so instead of naming only the missing tensor (report bt10).
+TEST(Qwen3_5Errors, LayerTypesThatDisagreeWithTheWeightsAreNamed) {
+  const std::string dir = testing::broken_copy(
+      "qwen3_5", "q35_no_layer_types", [](nlohmann::json& c) { c.erase("layer_types"); },
+      [](const std::string&) { return false; });
+  const std::string e = testing::load_error(dir);
+  EXPECT_NE(e.find("no tensor 'model.layers.1.linear_attn."), std::string::npos) << e;
+  EXPECT_NE(e.find("the checkpoint's model.layers.1 is full attention: config.json's layer_types "
+                   "(derived from full_attention_interval when absent) disagree with the weights"),
+            std::string::npos)
+      << e;
+}
+
 }  // namespace
 }  // namespace verlpp::model
