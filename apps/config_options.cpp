@@ -1,6 +1,7 @@
 #include "config_options.h"
 
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <string>
 
 namespace verlpp::apps {
@@ -12,6 +13,13 @@ void add_config_options(CLI::App& command, config::ConfigRequest& request) {
                      "primary config name (default " + request.config_name + ")");
   command.add_option("overrides", request.overrides,
                      "verl overrides: key=value, +key=value, ++key=value, ~key");
+}
+
+void print_ignored_keys(const std::string& command, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) {
+    std::cerr << "verlpp " << command << ": note: " << key
+              << ": accepted but ignored (an engine or Python-only setting)\n";
+  }
 }
 
 }  // namespace verlpp::apps

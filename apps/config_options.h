@@ -1,6 +1,9 @@
 // CLI options shared by the subcommands that take a verl configuration.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "verlpp/config/compose.h"
 
 namespace CLI {
@@ -12,5 +15,9 @@ namespace verlpp::apps {
 // Adds --config-path, --config-name and the positional verl overrides (key=value ...) to `command`,
 // bound to `request`, which must outlive parsing.
 void add_config_options(CLI::App& command, config::ConfigRequest& request);
+
+// One stderr note per key the user set that verlpp accepts and does not act on (the report's
+// `ignored`), "verlpp COMMAND: note: KEY: accepted but ignored ...", before a run starts.
+void print_ignored_keys(const std::string& command, const std::vector<std::string>& keys);
 
 }  // namespace verlpp::apps

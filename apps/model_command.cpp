@@ -196,41 +196,25 @@ void require_no_model_at(const std::string& output, const std::string& command) 
   }
 }
 
+// The init options a preset leaves to the user: where and how to write, the random init, and the
+// vision tower (the presets are text models); every other one is the shape the preset fixes.
+bool allowed_with_preset(const std::string& option) {
+  for (const char* allowed : {"--output", "--preset", "--dtype", "--seed", "--initializer-range",
+                              "--tokenizer", "--max-shard-bytes"}) {
+    if (option == allowed) return true;
+  }
+  return option.rfind("--vision-", 0) == 0;
+}
+
 int run_init(InitOptions o, const CLI::App& cmd) {
   require_no_model_at(o.output, "model init");
   model::ModelConfig c = o.config;
   if (!o.preset.empty()) {
     // The preset fixes the shape: a shape option beside it was dropped without a word (report
     // bt10 wrote the full 0.6B model for --preset qwen3-0.6b --hidden-size 16).
-    for (const char* shape : {"--arch",
-                              "--hidden-size",
-                              "--intermediate-size",
-                              "--num-hidden-layers",
-                              "--num-attention-heads",
-                              "--num-key-value-heads",
-                              "--head-dim",
-                              "--vocab-size",
-                              "--num-experts",
-                              "--num-experts-per-tok",
-                              "--moe-intermediate-size",
-                              "--norm-topk-prob",
-                              "--decoder-sparse-step",
-                              "--mlp-only-layers",
-                              "--shared-expert-intermediate-size",
-                              "--layer-types",
-                              "--full-attention-interval",
-                              "--linear-num-key-heads",
-                              "--linear-num-value-heads",
-                              "--linear-key-head-dim",
-                              "--linear-value-head-dim",
-                              "--linear-conv-kernel-dim",
-                              "--partial-rotary-factor",
-                              "--max-position-embeddings",
-                              "--rope-theta",
-                              "--rms-norm-eps",
-                              "--tie-word-embeddings"}) {
-      if (cmd.count(shape) != 0) {
-        throw Error(std::string(shape) + " cannot be combined with --preset " + o.preset +
+    for (const CLI::Option* option : cmd.get_options()) {
+      if (option->count() != 0 && !allowed_with_preset(option->get_name())) {
+        throw Error(option->get_name() + " cannot be combined with --preset " + o.preset +
                     " (the preset fixes the shape); drop --preset and give --arch and the sizes");
       }
     }

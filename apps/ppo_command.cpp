@@ -30,11 +30,7 @@ Command add_ppo_command(CLI::App& app) {
           std::cout << config::format_report(report);
           return 1;
         }
-        // As sft does: the keys set that verlpp accepts and does not act on are named once.
-        for (const std::string& key : report.ignored) {
-          std::cerr << "verlpp ppo: note: " << key
-                    << ": accepted but ignored (an engine or Python-only setting)\n";
-        }
+        print_ignored_keys("ppo", report.ignored);
         return trainer::stopped_exit_code(trainer::run_ppo(report).stop_signal);
       }};
 }

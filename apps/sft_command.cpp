@@ -48,10 +48,7 @@ void print_summary(const trainer::SftRunSummary& summary) {
 
 int run(const config::ConfigRequest& request) {
   const config::SftCheckReport report = config::check_sft_config(request);
-  for (const std::string& key : report.ignored) {
-    std::cerr << fmt::format("verlpp sft: note: {}: accepted but ignored (an engine setting)\n",
-                             key);
-  }
+  print_ignored_keys("sft", report.ignored);
   if (report_findings(report.findings)) return 1;
   const trainer::SftRunSummary summary = trainer::run_sft(report.config);
   if (is_main_rank()) print_summary(summary);

@@ -46,29 +46,34 @@ std::optional<Found> find_model(const fs::path& dir, const std::string& role) {
   return std::nullopt;
 }
 
-}  // namespace
+// Where the model of `dir` is when `dir` is a checkpoint's folder, not a model's.
+std::optional<Found> misplaced_model(const std::string& dir, const std::string& role) {
+  if (has_model(dir)) return std::nullopt;
+  return find_model(dir, role);
+}
 
-std::string checkpoint_model_error(const std::string& dir, const std::string& role) {
-  if (has_model(dir)) return "";
-  const auto found = find_model(dir, role);
-  if (!found) return "";
-  std::string error = dir + " is " + found->what + ": its model is " + found->model.string();
-  if (found->model.parent_path().filename() == "actor") {  // what `model export` writes out
+std::string describe(const std::string& dir, const Found& found) {
+  std::string error = dir + " is " + found.what + ": its model is " + found.model.string();
+  if (found.model.parent_path().filename() == "actor") {  // what `model export` writes out
     error += " (or export it with `verlpp model export --checkpoint " +
-             found->model.parent_path().parent_path().string() + " --output DIR`)";
+             found.model.parent_path().parent_path().string() + " --output DIR`)";
   }
   return error;
 }
 
-std::string hf_folder_error(const std::string& dir) { return checkpoint_model_error(dir, "actor"); }
+}  // namespace
+
+std::string hf_folder_error(const std::string& dir) {
+  const auto found = misplaced_model(dir, "actor");
+  return found ? describe(dir, *found) : "";
+}
 
 void check_model_folder(const std::string& key, const std::string& path, const std::string& role,
                         Findings& out) {
   const std::string dir = expand_home(path);
-  const std::string error = checkpoint_model_error(dir, role);
-  if (error.empty()) return;
-  const auto found = find_model(dir, role);
-  add_error(out, key, error, key + "=" + found->model.string());
+  if (const auto found = misplaced_model(dir, role)) {
+    add_error(out, key, describe(dir, *found), key + "=" + found->model.string());
+  }
 }
 
 }  // namespace verlpp::config

@@ -14,13 +14,11 @@
 namespace verlpp::config {
 
 // "" when `dir` may be a Hugging Face folder; otherwise the error: what `dir` is and the folder
-// that holds its model (the `role`'s, actor or critic, else the actor's).
-std::string checkpoint_model_error(const std::string& dir, const std::string& role);
-// The actor's (a CLI11 check of the tools' --model and --tokenizer).
+// that holds its actor's model (a CLI11 check of the tools' --model and --tokenizer).
 std::string hf_folder_error(const std::string& dir);
 
-// The same for a config key (`path` as written, ~ allowed): an error finding on `key` whose fix
-// names the folder that holds the model.
+// The same for a config key (`path` as written, ~ allowed) and the model of `role` (actor or
+// critic, else the actor's): an error finding on `key` whose fix names the folder that holds it.
 void check_model_folder(const std::string& key, const std::string& path, const std::string& role,
                         Findings& out);
 

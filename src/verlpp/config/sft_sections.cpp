@@ -153,11 +153,14 @@ void validate_trainer(const SftTrainerConfig& t, Findings& out) {
   }
 }
 
+// The run's ranks: trainer.nnodes × trainer.n_gpus_per_node.
+std::int64_t ranks_of(const SftConfig& c) { return c.trainer.nnodes * c.trainer.n_gpus_per_node; }
+
 // verl's SFT trainer divides data.train_batch_size over the data-parallel ranks (nnodes ×
 // n_gpus_per_node, every rank a data-parallel rank) and asserts it splits evenly; the run would
 // stop there on every rank.
 void check_data_parallel_split(const SftConfig& c, Findings& out) {
-  const std::int64_t ranks = c.trainer.nnodes * c.trainer.n_gpus_per_node;
+  const std::int64_t ranks = ranks_of(c);
   if (c.data.train_batch_size < 1 || ranks < 1 || c.data.train_batch_size % ranks == 0) return;
   add_error(out, "data.train_batch_size",
             fmt::format("{} rows cannot be split evenly over {} data-parallel ranks "
@@ -175,7 +178,7 @@ void check_data_parallel_split(const SftConfig& c, Findings& out) {
 void check_ulysses(const SftConfig& c, Findings& out) {
   const std::string key = "engine.ulysses_sequence_parallel_size";
   const std::int64_t sp = c.ulysses_sequence_parallel_size;
-  const std::int64_t ranks = c.trainer.nnodes * c.trainer.n_gpus_per_node;
+  const std::int64_t ranks = ranks_of(c);
   if (sp < 1 || (ranks > 0 && ranks % sp != 0)) {
     add_error(out, key,
               fmt::format("{} does not divide the {} ranks (trainer.nnodes × "

@@ -715,6 +715,13 @@ void at_most(Findings& out, const std::string& key, std::int64_t value, std::int
 }
 
 // Within [least, the largest float]: these settings become fp32 tensors.
+// A top_p: in (0, 1] (NaN fails).
+void check_top_p(Findings& out, const std::string& key, double value) {
+  if (!(value > 0.0 && value <= 1.0)) {
+    add_error(out, key, fmt::format("must be in (0, 1], got {}", value), key + "=1.0");
+  }
+}
+
 void finite_at_least(Findings& out, const std::string& key, double value, double least,
                      const std::string& fix) {
   const double most = std::numeric_limits<float>::max();
@@ -802,19 +809,10 @@ void check_numbers(const Config& c, Findings& out) {
   at_most(out, "data.max_response_length", c.data.max_response_length, kMaxSequenceTokens);
   // Validation samples with val_kwargs as the rollout samples with its own keys (a break-test's
   // val_kwargs.temperature=-1 was "valid" here and refused by the run).
-  const double val_top_p = c.rollout.val_kwargs.top_p;
-  if (!(val_top_p > 0.0 && val_top_p <= 1.0)) {
-    add_error(out, kRollout + ".val_kwargs.top_p",
-              fmt::format("must be in (0, 1], got {}", val_top_p),
-              kRollout + ".val_kwargs.top_p=1.0");
-  }
+  check_top_p(out, kRollout + ".val_kwargs.top_p", c.rollout.val_kwargs.top_p);
   finite_at_least(out, kRollout + ".val_kwargs.temperature", c.rollout.val_kwargs.temperature, 0.0,
                   "0");
-  const double top_p = c.rollout.sampling.top_p;
-  if (!(top_p > 0.0 && top_p <= 1.0)) {
-    add_error(out, kRollout + ".top_p", fmt::format("must be in (0, 1], got {}", top_p),
-              kRollout + ".top_p=1.0");
-  }
+  check_top_p(out, kRollout + ".top_p", c.rollout.sampling.top_p);
   if (c.data.train_files.empty()) {
     add_error(out, "data.train_files", "no training file given", "data.train_files=train.parquet");
   }

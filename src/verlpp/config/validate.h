@@ -29,8 +29,6 @@ void check_clip_grad(const std::string& key, double value, Findings& findings);
 void check_optim(const std::string& prefix, const OptimConfig& optim, const std::string& strategy,
                  Findings& findings);
 
-// `prefix`.lora_rank (model.lora.rank or model.lora_rank): 0, since verlpp trains no LoRA
-// adapters (a rank would silently become full fine-tuning). An error finding otherwise.
 // checkpoint.save_contents / load_contents under `prefix` (actor, critic, SFT's top level): verl's
 // items model, optimizer, extra, hf_model; verlpp writes all of them at every checkpoint (a save
 // list leaving one out is a notice) and restores model, optimizer and extra on resume (a load list
@@ -38,6 +36,8 @@ void check_optim(const std::string& prefix, const OptimConfig& optim, const std:
 void check_checkpoint_contents(const std::string& prefix, const CheckpointContents& contents,
                                Findings& findings);
 
+// `prefix`.lora_rank (model.lora.rank or model.lora_rank): 0, since verlpp trains no LoRA
+// adapters (a rank would silently become full fine-tuning). An error finding otherwise.
 void check_no_lora(const std::string& prefix, std::int64_t rank, Findings& findings);
 
 }  // namespace verlpp::config

@@ -219,10 +219,10 @@ SftExample encode_sft_row(const Row& row, const SftDatasetConfig& config,
   return example;
 }
 
-bool learnable(const SftExample& example) {
+std::int64_t learned_tokens(const SftExample& example) {
   // The first token is never predicted, so it cannot be learned.
-  return example.loss_mask.size() > 1 &&
-         std::count(example.loss_mask.begin() + 1, example.loss_mask.end(), 1) > 0;
+  if (example.loss_mask.size() < 2) return 0;
+  return std::count(example.loss_mask.begin() + 1, example.loss_mask.end(), 1);
 }
 
 SftDataset::SftDataset(const SftDatasetConfig& config, const tokenizer::Tokenizer& tokenizer) {
@@ -236,7 +236,7 @@ SftDataset::SftDataset(const SftDatasetConfig& config, const tokenizer::Tokenize
   for (std::size_t i = 0; i < count; ++i) {
     const std::string where = file.origins[i].describe();
     examples_.push_back(encode_sft_row(file.rows[i], config, tokenizer, where));
-    if (learnable(examples_.back())) continue;
+    if (learned_tokens(examples_.back()) > 0) continue;
     if (unlearnable_rows_++ == 0) first_unlearnable_ = where;
   }
   if (unlearnable_rows_ == size() && size() > 0) {

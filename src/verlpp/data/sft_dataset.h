@@ -76,11 +76,12 @@ class SftDataset {
 };
 
 // The example of one row (exposed for tests); `where` names the row in errors. Its loss mask may
-// mark nothing to learn (learnable() says).
+// mark nothing to learn (learned_tokens() 0).
 SftExample encode_sft_row(const Row& row, const SftDatasetConfig& config,
                           const tokenizer::Tokenizer& tokenizer, const std::string& where);
 
-// Whether `example` has a token to learn (the first token is never predicted).
-bool learnable(const SftExample& example);
+// The tokens `example` learns: its marked tokens after the first position (the first token is
+// never predicted); what each adds to the SFT loss's batch_num_tokens.
+std::int64_t learned_tokens(const SftExample& example);
 
 }  // namespace verlpp::data

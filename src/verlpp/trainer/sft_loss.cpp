@@ -8,11 +8,6 @@
 
 namespace verlpp::trainer {
 
-std::int64_t learned_tokens(const data::SftExample& example) {
-  if (example.loss_mask.size() < 2) return 0;
-  return std::count(example.loss_mask.begin() + 1, example.loss_mask.end(), 1);
-}
-
 PackedSft pack_sft(const std::vector<const data::SftExample*>& examples, const at::Device& device) {
   std::vector<std::int64_t> ids, positions, predict_at, targets;
   std::vector<std::int32_t> cu = {0};

@@ -28,9 +28,6 @@ struct PackedSft {
 // Packs `examples` (on `device`). The first token of a sequence is never a target.
 PackedSft pack_sft(const std::vector<const data::SftExample*>& examples, const at::Device& device);
 
-// Tokens an example contributes to batch_num_tokens: its marked tokens after the first position.
-std::int64_t learned_tokens(const data::SftExample& example);
-
 // −Σ log p(targets) / batch_num_tokens for one packed micro-batch: a differentiable fp32 scalar.
 at::Tensor sft_micro_loss(const model::CausalLM& model, const PackedSft& packed,
                           double batch_num_tokens);

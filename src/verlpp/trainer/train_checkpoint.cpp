@@ -22,6 +22,18 @@ void require_file(const fs::path& path, const std::string& what) {
     throw Error("checkpoint file missing: " + path.string() + " (" + what + ")");
 }
 
+// The JSON of `path` (Json: nlohmann::json or ordered_json); throws verlpp::Error naming the file
+// when it is not valid JSON.
+template <typename Json>
+Json read_json_file(const fs::path& path) {
+  std::ifstream in(path);
+  try {
+    return parse_json<Json>(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
 void create_folder(const fs::path& folder) {
   std::error_code ec;
   fs::create_directories(folder, ec);
@@ -91,15 +103,8 @@ void save_tokenizer(const TokenizerSource& source, const fs::path& to) {
   copy_tokenizer_files(source.dir, to);
   if (!source.chat_template) return;
   const fs::path path = to / "tokenizer_config.json";
-  nlohmann::ordered_json config = nlohmann::ordered_json::object();
-  if (fs::exists(path)) {
-    std::ifstream in(path);
-    try {
-      config = parse_json<nlohmann::ordered_json>(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-    }
-  }
+  auto config = fs::exists(path) ? read_json_file<nlohmann::ordered_json>(path)
+                                 : nlohmann::ordered_json::object();
   config["chat_template"] = *source.chat_template;
   write_file_atomically(path, config.dump(2) + "\n");
   std::error_code ec;
@@ -149,13 +154,7 @@ void write_trainer_state(const fs::path& step_folder, const nlohmann::json& stat
 nlohmann::json read_trainer_state(const fs::path& step_folder) {
   const fs::path path = step_folder / kTrainerStateFile;
   require_file(path, "the trainer's step, dataloader and RNG state");
-  std::ifstream in(path);
-  nlohmann::json state;
-  try {
-    state = parse_json<nlohmann::json>(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  const auto state = read_json_file<nlohmann::json>(path);
   if (!state.is_object()) throw Error(path.string() + ": expected a JSON object");
   return state;
 }

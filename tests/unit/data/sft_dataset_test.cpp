@@ -164,8 +164,8 @@ TEST(SftDataset, UnlearnableRowsAreKeptAndCounted) {
   EXPECT_EQ(dataset.unlearnable_rows(), 1);
   EXPECT_NE(dataset.first_unlearnable().find("t.jsonl line 2"), std::string::npos)
       << dataset.first_unlearnable();
-  EXPECT_FALSE(learnable(dataset.example(1)));
-  EXPECT_TRUE(learnable(dataset.example(0)));
+  EXPECT_EQ(learned_tokens(dataset.example(1)), 0);
+  EXPECT_EQ(learned_tokens(dataset.example(0)), 2);
   config.files = {
       dir.file("none.jsonl", "{\"messages\": [{\"role\": \"user\", \"content\": \"ab\"}]}\n")};
   try {
