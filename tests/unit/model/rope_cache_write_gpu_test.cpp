@@ -1,8 +1,10 @@
 // CUDA: the fused rotary embedding and KV-cache write of a decode step
-// (kernels/rope_cache_write.h) against the ATen calls it replaces (model::apply_rope on q and k,
-// index_copy_ of k and v into the caches): bit-identical in fp32, bf16 and fp16, for full and
-// partial rotary widths, queries strided like a fused projection's output, and rows scattered
-// over a larger cache. Also the binding's one-line error, which runs without a GPU.
+// (kernels/rope_cache_write.h) against the calls it replaces (model::apply_rope on q and k,
+// index_copy_ of k and v into the caches, and with Qwen3's q/k norm model::rms_norm of each head
+// first): bit-identical in fp32, bf16 and fp16, for full and partial rotary widths, head sizes
+// whose rows are and are not 16-byte aligned, queries strided like a fused projection's output,
+// and rows scattered over a larger cache. Also the binding's one-line error, which runs without a
+// GPU.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +14,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
 #include "verlpp/kernels/rope_cache_write.h"
+#include "verlpp/model/layers/rms_norm.h"
 #include "verlpp/model/layers/rope.h"
 
 namespace verlpp::kernels {
@@ -19,6 +22,7 @@ namespace {
 
 struct Case {
   int64_t head_dim, rotary;
+  bool qk_norm;
 };
 
 void check_case(at::ScalarType dtype, const Case& c, at::Generator& gen) {
@@ -36,20 +40,30 @@ void check_case(at::ScalarType dtype, const Case& c, at::Generator& gen) {
   const at::Tensor start = at::randn({R, Hkv, c.head_dim}, gen, at::kDouble).to(cuda);
   at::Tensor keys = start.clone(), values = start.clone() * 2;
   at::Tensor want_keys = keys.clone(), want_values = values.clone();
-  want_keys.index_copy_(0, rows, model::apply_rope(k, tables));
+  QkNorm norm;
+  if (c.qk_norm) {
+    norm = {at::rand({c.head_dim}, gen, at::kDouble).add(0.5).to(cuda),
+            at::rand({c.head_dim}, gen, at::kDouble).add(0.5).to(cuda), 1e-6};
+  }
+  const at::Tensor qn = c.qk_norm ? model::rms_norm(q, norm.q_weight, norm.eps) : q;
+  const at::Tensor kn = c.qk_norm ? model::rms_norm(k, norm.k_weight, norm.eps) : k;
+  want_keys.index_copy_(0, rows, model::apply_rope(kn, tables));
   want_values.index_copy_(0, rows, v);
-  const at::Tensor want_q = model::apply_rope(q, tables);
+  const at::Tensor want_q = model::apply_rope(qn, tables);
 
-  ASSERT_TRUE(can_rope_cache_write(q, k, v, tables.cos, tables.sin_signed, rows, keys, values));
+  ASSERT_TRUE(
+      can_rope_cache_write(q, k, v, tables.cos, tables.sin_signed, rows, keys, values, norm));
   const at::Tensor got_q =
-      rope_cache_write(q, k, v, tables.cos, tables.sin_signed, rows, keys, values);
+      rope_cache_write(q, k, v, tables.cos, tables.sin_signed, rows, keys, values, norm);
   const std::string where = std::string(c10::toString(dtype)) + " head_dim " +
-                            std::to_string(c.head_dim) + " rotary " + std::to_string(c.rotary);
+                            std::to_string(c.head_dim) + " rotary " + std::to_string(c.rotary) +
+                            (c.qk_norm ? " with q/k norm" : "");
   EXPECT_TRUE(at::equal(got_q, want_q)) << where;
   EXPECT_TRUE(at::equal(keys, want_keys)) << where;
   EXPECT_TRUE(at::equal(values, want_values)) << where;
-  // Not vacuous: the rotation changed the queries.
+  // Not vacuous: the rotation changed the queries, and the norm changed them further.
   EXPECT_FALSE(at::equal(got_q, q)) << where;
+  if (c.qk_norm) EXPECT_FALSE(at::equal(got_q, model::apply_rope(q, tables))) << where;
 }
 
 TEST(RopeCacheWriteGpu, BitIdenticalToApplyRopeAndIndexCopy) {
@@ -61,7 +75,10 @@ TEST(RopeCacheWriteGpu, BitIdenticalToApplyRopeAndIndexCopy) {
   }
   at::Generator gen = make_generator(at::kCPU, 53);
   for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16, at::kHalf}) {
-    for (const Case& c : {Case{128, 128}, Case{64, 16}}) check_case(dtype, c, gen);
+    for (const Case& c : {Case{128, 128, false}, Case{64, 16, false}, Case{128, 128, true},
+                          Case{100, 36, true}, Case{256, 64, true}}) {
+      check_case(dtype, c, gen);
+    }
   }
 }
 
@@ -74,6 +91,21 @@ TEST(RopeCacheWriteGpu, WrongInputIsOneLineError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("rope cache write kernel"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+TEST(RopeCacheWriteGpu, OneNormWeightWithoutTheOtherIsRefused) {
+  const at::Tensor x = at::zeros({2, 3, 4});
+  const QkNorm half_norm{at::ones({4}), at::Tensor(), 1e-6};
+  EXPECT_FALSE(can_rope_cache_write(x, x, x, at::zeros({2, 4}), at::zeros({2, 4}),
+                                    at::zeros({2}, at::kLong), x, x, half_norm));
+  try {
+    rope_cache_write(x, x, x, at::zeros({2, 4}), at::zeros({2, 4}), at::zeros({2}, at::kLong), x,
+                     x, half_norm);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("norm weights [4] and [none]"), std::string::npos)
+        << e.what();
   }
 }
 

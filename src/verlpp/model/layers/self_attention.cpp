@@ -2,7 +2,6 @@
 
 #include <ATen/ATen.h>
 
-#include "verlpp/kernels/rope_cache_write.h"
 #include "verlpp/model/layers/rms_norm.h"
 #include "verlpp/model/weight_table.h"
 
@@ -59,31 +58,32 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
 }
 
 at::Tensor rope_and_attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           const LayerContext& ctx, int64_t layer) {
+                           const LayerContext& ctx, int64_t layer, const kernels::QkNorm& qk_norm) {
   if (ctx.state != nullptr && ctx.decode != nullptr) {
     KVCacheView& cache = ctx.state->layers.at(static_cast<size_t>(layer));
     const RopeTables& rope = ctx.rope;
     if (kernels::can_rope_cache_write(q, k, v, rope.cos, rope.sin_signed, ctx.cache_rows,
-                                      cache.keys, cache.values)) {
+                                      cache.keys, cache.values, qk_norm)) {
       const at::Tensor q_rotated = kernels::rope_cache_write(
-          q, k, v, rope.cos, rope.sin_signed, ctx.cache_rows, cache.keys, cache.values);
+          q, k, v, rope.cos, rope.sin_signed, ctx.cache_rows, cache.keys, cache.values, qk_norm);
       return decode_attention(q_rotated, cache, ctx.state->capacity, *ctx.decode, ctx.scale);
     }
   }
-  return attend(apply_rope(q, ctx.rope), apply_rope(k, ctx.rope), v, ctx, layer);
+  const bool norm = qk_norm.q_weight.defined();
+  const at::Tensor qn = norm ? rms_norm(q, qk_norm.q_weight, qk_norm.eps) : q;
+  const at::Tensor kn = norm ? rms_norm(k, qk_norm.k_weight, qk_norm.eps) : k;
+  return attend(apply_rope(qn, ctx.rope), apply_rope(kn, ctx.rope), v, ctx, layer);
 }
 
 at::Tensor self_attention(const AttentionWeights& w, const ModelConfig& c, const at::Tensor& h,
                           const LayerContext& ctx, int64_t layer) {
   const int64_t T = h.size(0);
-  at::Tensor q = w.q_proj(h).view({T, c.num_attention_heads, c.head_dim});
-  at::Tensor k = w.k_proj(h).view({T, c.num_key_value_heads, c.head_dim});
+  const at::Tensor q = w.q_proj(h).view({T, c.num_attention_heads, c.head_dim});
+  const at::Tensor k = w.k_proj(h).view({T, c.num_key_value_heads, c.head_dim});
   const at::Tensor v = w.v_proj(h).view({T, c.num_key_value_heads, c.head_dim});
-  if (c.qk_norm) {
-    q = rms_norm(q, w.q_norm, c.rms_norm_eps);
-    k = rms_norm(k, w.k_norm, c.rms_norm_eps);
-  }
-  const at::Tensor a = rope_and_attend(q, k, v, ctx, layer);
+  kernels::QkNorm qk_norm;
+  if (c.qk_norm) qk_norm = {w.q_norm, w.k_norm, c.rms_norm_eps};
+  const at::Tensor a = rope_and_attend(q, k, v, ctx, layer, qk_norm);
   return w.o_proj(a.reshape({T, c.num_attention_heads * c.head_dim}));
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "verlpp/kernels/rope_cache_write.h"
 #include "verlpp/model/layers/layer_context.h"
 #include "verlpp/model/layers/linear.h"
 #include "verlpp/model/model_config.h"
@@ -35,11 +36,13 @@ void declare_self_attention(WeightTable& table, const std::string& prefix, int64
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                   const LayerContext& ctx, int64_t layer);
 
-// attend over q and k after their rotary embedding (ctx.rope). In a decode step on CUDA the
-// embedding and the cache write run as one kernel (kernels/rope_cache_write.h, bit-identical to
-// apply_rope and index_copy_).
+// attend over q and k after their rotary embedding (ctx.rope), each first normalised per head by
+// qk_norm where its weights are defined (rms_norm: Qwen3's q_norm and k_norm). In a decode step on
+// CUDA the norm, the embedding and the cache write run as one kernel (kernels/rope_cache_write.h,
+// bit-identical to rms_norm, apply_rope and index_copy_).
 at::Tensor rope_and_attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                           const LayerContext& ctx, int64_t layer);
+                           const LayerContext& ctx, int64_t layer,
+                           const kernels::QkNorm& qk_norm = {});
 
 // h [T, hidden] (the input_layernorm output) -> [T, hidden]. With ctx.state, stores the tokens'
 // keys/values of layer `layer` at ctx.cache_rows; with ctx.decode, attends over the cache.
