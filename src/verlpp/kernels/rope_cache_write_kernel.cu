@@ -43,8 +43,8 @@ __device__ HeadJob<T> head_job(const RopeCacheWriteParams& p, int64_t t, int slo
   if (slot < p.q_heads + p.kv_heads) {
     const int h = slot - p.q_heads;
     return {static_cast<const T*>(p.k) + t * p.k_stride_t + h * p.k_stride_h,
-            static_cast<T*>(p.key_cache) + cache_at + h * D,
-            static_cast<const T*>(p.k_norm_weight), true};
+            static_cast<T*>(p.key_cache) + cache_at + h * D, static_cast<const T*>(p.k_norm_weight),
+            true};
   }
   const int h = slot - p.q_heads - p.kv_heads;
   return {static_cast<const T*>(p.v) + t * p.v_stride_t + h * p.v_stride_h,

@@ -123,7 +123,7 @@ at::Tensor draws(const std::vector<int64_t>& requests, const Scheduler& schedule
     const auto step = static_cast<int64_t>(scheduler.request(r).output.size());
     u.push_back(row_uniform(seed, r + first_row, step));
   }
-  return at::tensor(u, at::kDouble).to(device);
+  return to_device(at::tensor(u, at::kDouble), device);
 }
 
 // Bytes of one block of every attention layer's keys and values, and of one state slot of every

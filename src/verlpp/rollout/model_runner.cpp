@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/host_copy.h"
 #include "verlpp/core/log.h"
 
 namespace verlpp::rollout {
@@ -84,8 +85,9 @@ at::Tensor prefill(const model::CausalLM& model, PagedKVCache& cache, const Sche
   }
   const at::Device dev = model.device();
   const std::optional<model::ImageInputs> images = prefill_images(scheduler, chunks);
-  const at::Tensor position_ids =
-      images ? mrope_streams(scheduler, chunks, positions).to(dev) : device_tensor(positions, dev);
+  const at::Tensor position_ids = images
+                                      ? to_device(mrope_streams(scheduler, chunks, positions), dev)
+                                      : device_tensor(positions, dev);
   // The cached tokens' keys only when some chunk has them (most steps prefill whole prompts).
   const bool continues = std::any_of(chunks.begin(), chunks.end(),
                                      [](const ScheduledChunk& c) { return c.start > 0; });

@@ -7,13 +7,14 @@
 
 #include "verlpp/core/cuda_graph.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/host_copy.h"
 #include "verlpp/rollout/graphed_decode.h"
 
 namespace verlpp::rollout {
 
 at::Tensor device_tensor(const std::vector<int64_t>& values, const at::Device& device,
                          at::ScalarType dtype) {
-  return at::tensor(values, at::kLong).to(device, dtype);
+  return to_device(at::tensor(values, at::kLong).to(dtype), device);
 }
 
 void take_device_tokens(at::Tensor tokens, const PagedDecodeInputs& in) {
@@ -140,8 +141,8 @@ void GraphedPagedDecoder::fill(Bucket& b, const PagedDecodeInputs& in) const {
     std::transform(blocks.begin(), blocks.end(), row,
                    [](int64_t block) { return static_cast<int32_t>(block); });
   }
-  b.longs.copy_(longs);
-  b.ints.copy_(ints);
+  copy_from_host(b.longs, longs);
+  copy_from_host(b.ints, ints);
   take_device_tokens(b.longs.select(0, 0), in);
 }
 

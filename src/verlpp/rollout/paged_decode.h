@@ -33,7 +33,8 @@ struct PagedDecodeInputs {
   size_t size() const { return tokens.size(); }
 };
 
-// `values` as an [N] tensor of `dtype` on `device`.
+// `values` as an [N] tensor of `dtype` on `device`, copied without waiting for the device's queued
+// work (core/host_copy.h to_device).
 at::Tensor device_tensor(const std::vector<int64_t>& values, const at::Device& device,
                          at::ScalarType dtype = at::kLong);
 

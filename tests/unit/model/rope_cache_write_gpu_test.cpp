@@ -63,7 +63,9 @@ void check_case(at::ScalarType dtype, const Case& c, at::Generator& gen) {
   EXPECT_TRUE(at::equal(values, want_values)) << where;
   // Not vacuous: the rotation changed the queries, and the norm changed them further.
   EXPECT_FALSE(at::equal(got_q, q)) << where;
-  if (c.qk_norm) EXPECT_FALSE(at::equal(got_q, model::apply_rope(q, tables))) << where;
+  if (c.qk_norm) {
+    EXPECT_FALSE(at::equal(got_q, model::apply_rope(q, tables))) << where;
+  }
 }
 
 TEST(RopeCacheWriteGpu, BitIdenticalToApplyRopeAndIndexCopy) {
@@ -100,8 +102,8 @@ TEST(RopeCacheWriteGpu, OneNormWeightWithoutTheOtherIsRefused) {
   EXPECT_FALSE(can_rope_cache_write(x, x, x, at::zeros({2, 4}), at::zeros({2, 4}),
                                     at::zeros({2}, at::kLong), x, x, half_norm));
   try {
-    rope_cache_write(x, x, x, at::zeros({2, 4}), at::zeros({2, 4}), at::zeros({2}, at::kLong), x,
-                     x, half_norm);
+    rope_cache_write(x, x, x, at::zeros({2, 4}), at::zeros({2, 4}), at::zeros({2}, at::kLong), x, x,
+                     half_norm);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("norm weights [4] and [none]"), std::string::npos)
