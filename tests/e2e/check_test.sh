@@ -86,7 +86,7 @@ STUDENT_MODEL=$FIXTURES/qwen3.5-2b TEACHER_MODEL=$FIXTURES/qwen3-0.6b run exampl
 expect_rc 1 "seed 003 with a Qwen3 teacher"
 expect_has "the teacher's vocabulary has 151936 tokens but the student's has 248320" "teacher vocabulary"
 STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
-expect_has "teacher not checked: Qwen/Qwen3.5-35B-A3B/config.json is not readable" "teacher not found"
+expect_has "teacher not checked: Qwen/Qwen3.5-35B-A3B/config.json: model config: no such file" "teacher not found"
 
 # Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.
 MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b run examples/run_qwen3_5_35b_fsdp_turbo.sh

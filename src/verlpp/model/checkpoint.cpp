@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/input_file.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 
 namespace verlpp::model {
 
@@ -21,16 +20,6 @@ namespace {
 constexpr const char* kSingle = "model.safetensors";
 constexpr const char* kIndex = "model.safetensors.index.json";
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path.string() + ": cannot open");
-  try {
-    return parse_json<nlohmann::json>(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-}
-
 }  // namespace
 
 CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
@@ -40,8 +29,7 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
   // transformers' order: model.safetensors first, the index only without it.
   const bool has_single = fs::exists(single, ec) || ec;
   if (!has_single && (fs::exists(index_path, ec) || ec)) {
-    require_regular_file(index_path.string(), "checkpoint index");
-    const nlohmann::json index = read_json(index_path);
+    const nlohmann::json index = read_json_file(index_path.string(), "checkpoint index");
     if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
       throw Error(index_path.string() + ": expected an object 'weight_map' {tensor: file}");
     }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 
 namespace verlpp::model {
 
@@ -546,19 +546,7 @@ bool has_vision_tower(const ModelConfig& config) {
 ModelConfig load_model_config(const std::string& path) {
   std::filesystem::path file(path);
   if (std::filesystem::is_directory(file)) file /= "config.json";
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) {
-    throw Error(file.string() + ": cannot open model config (not a file)");
-  }
-  std::ifstream in(file);
-  if (!in) throw Error(file.string() + ": cannot open model config");
-  json j;
-  try {
-    j = parse_json<json>(in);
-  } catch (const std::exception& e) {
-    throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_model_config(j, file.string());
+  return parse_model_config(read_json_file(file.string(), "model config"), file.string());
 }
 
 namespace {
@@ -705,15 +693,12 @@ std::optional<int64_t> integer_field(const json& text, const json& top, const ch
 std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not) {
   namespace fs = std::filesystem;
   const fs::path file = path.ends_with(".json") ? fs::path(path) : fs::path(path) / "config.json";
-  std::ifstream in(file);
-  if (!in) {
-    why_not = file.string() + " is not readable";
-    return std::nullopt;
-  }
-  json parsed;  // stays null for text that is not JSON: reported below
+  json parsed;
   try {
-    parsed = parse_json<json>(in);
-  } catch (const json::exception&) {
+    parsed = read_json_file(file.string(), "model config");
+  } catch (const Error& e) {
+    why_not = e.what();
+    return std::nullopt;
   }
   const json& top = parsed;
   if (!top.is_object()) {

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "verlpp/core/error.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 #include "verlpp/core/utf8.h"
 #include "verlpp/tokenizer/added_vocabulary.h"
 #include "verlpp/tokenizer/bpe.h"
@@ -175,14 +174,7 @@ Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::from_file(const fs::path& tokenizer_json) {
   const std::string where = tokenizer_json.string();
-  std::ifstream in(tokenizer_json, std::ios::binary);
-  if (!in) throw Error(where + ": cannot open tokenizer file");
-  Json root;
-  try {
-    root = parse_json<Json>(in);
-  } catch (const Json::exception& e) {
-    throw Error(where + ": not valid JSON: " + e.what());
-  }
+  const Json root = read_json_file(where, "tokenizer file");
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
     throw Error(where + ": expected a tokenizer.json object with a \"model\" object");
   }

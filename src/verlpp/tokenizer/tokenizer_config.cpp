@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "verlpp/core/error.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 
 namespace verlpp::tokenizer {
 namespace {
@@ -15,13 +15,7 @@ using Json = nlohmann::json;
 
 std::optional<Json> read_json(const fs::path& path) {
   if (!fs::exists(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open");
-  try {
-    return parse_json<Json>(in);
-  } catch (const Json::exception& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
+  return read_json_file(path.string(), "tokenizer config");
 }
 
 // A special token written as "text" or {"content": "text", ...}; null/absent gives nullopt.

@@ -1,11 +1,11 @@
 #include "verlpp/trainer/stop_tokens.h"
 
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "verlpp/core/error.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -13,14 +13,9 @@ namespace {
 // eos_token_id of DIR/generation_config.json (absent file: none).
 void add_generation_config_eos(const std::string& model_dir, std::set<std::int32_t>& ids) {
   const std::string path = model_dir + "/generation_config.json";
-  std::ifstream in(path);
-  if (!in) return;
-  nlohmann::json j;
-  try {
-    j = parse_json<nlohmann::json>(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": invalid JSON: " + e.what());
-  }
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  const nlohmann::json j = read_json_file(path, "generation config");
   const nlohmann::json eos = j.is_object() ? j.value("eos_token_id", nlohmann::json()) : nullptr;
   if (eos.is_number_integer()) ids.insert(eos.get<std::int32_t>());
   if (!eos.is_array()) return;

@@ -1,13 +1,12 @@
 #include "verlpp/trainer/train_checkpoint.h"
 
-#include <fstream>
 #include <sstream>
 #include <system_error>
 #include <vector>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
-#include "verlpp/core/json_parse.h"
+#include "verlpp/core/json_file.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::trainer {
@@ -20,18 +19,6 @@ constexpr const char* kTrainerStateFile = "trainer_state.json";
 void require_file(const fs::path& path, const std::string& what) {
   if (!fs::is_regular_file(path))
     throw Error("checkpoint file missing: " + path.string() + " (" + what + ")");
-}
-
-// The JSON of `path` (Json: nlohmann::json or ordered_json); throws verlpp::Error naming the file
-// when it is not valid JSON.
-template <typename Json>
-Json read_json_file(const fs::path& path) {
-  std::ifstream in(path);
-  try {
-    return parse_json<Json>(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
 }
 
 void create_folder(const fs::path& folder) {
@@ -103,7 +90,7 @@ void save_tokenizer(const TokenizerSource& source, const fs::path& to) {
   copy_tokenizer_files(source.dir, to);
   if (!source.chat_template) return;
   const fs::path path = to / "tokenizer_config.json";
-  auto config = fs::exists(path) ? read_json_file<nlohmann::ordered_json>(path)
+  auto config = fs::exists(path) ? read_ordered_json_file(path.string(), "tokenizer config")
                                  : nlohmann::ordered_json::object();
   config["chat_template"] = *source.chat_template;
   write_file_atomically(path, config.dump(2) + "\n");
@@ -154,7 +141,7 @@ void write_trainer_state(const fs::path& step_folder, const nlohmann::json& stat
 nlohmann::json read_trainer_state(const fs::path& step_folder) {
   const fs::path path = step_folder / kTrainerStateFile;
   require_file(path, "the trainer's step, dataloader and RNG state");
-  const auto state = read_json_file<nlohmann::json>(path);
+  const nlohmann::json state = read_json_file(path.string(), "trainer state");
   if (!state.is_object()) throw Error(path.string() + ": expected a JSON object");
   return state;
 }

@@ -161,9 +161,9 @@ TEST(Tokenizer, BadFilesGiveClearErrors) {
   EXPECT_EQ(error_of([&] { Tokenizer::from_directory(dir.path() / "missing"); }),
             (dir.path() / "missing").string() + ": tokenizer directory does not exist");
   EXPECT_EQ(error_of([&] { Tokenizer::from_directory(dir.path()); }),
-            file + ": cannot open tokenizer file");
+            file + ": tokenizer file: no such file");
   dir.write("tokenizer.json", "{\"model\": ");
-  EXPECT_EQ(error_of([&] { Tokenizer::from_file(file); }).rfind(file + ": not valid JSON: ", 0),
+  EXPECT_EQ(error_of([&] { Tokenizer::from_file(file); }).rfind(file + ": not valid JSON (", 0),
             0u);
   auto json = tiny_tokenizer_json();
   json["model"]["type"] = "WordPiece";
