@@ -128,8 +128,9 @@ std::optional<ContextKeys> context_keys(const PrefillContext& context,
     throw Error(fmt::format("prefill: context key_rows must be [{}], got {}", cu.back(),
                             shape_string(context.key_rows.sizes())));
   }
-  ContextKeys keys{SequenceLayout::packed(at::tensor(cu, at::kLong), dev),
-                   context.key_rows.to(dev, at::kLong)};
+  ContextKeys keys;
+  keys.layout = SequenceLayout::packed(at::tensor(cu, at::kLong), dev);
+  keys.rows = context.key_rows.to(dev, at::kLong);
   keys.continues = at::tensor(continues, at::kLong).to(dev, at::kBool);
   if (conv_window > 0) add_conv_context(keys, queries, conv_window, dev);
   return keys;

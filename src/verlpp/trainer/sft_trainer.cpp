@@ -254,6 +254,7 @@ SftRunSummary run_sft(const config::SftConfig& config) {
       std::nullopt,
       std::move(loader),
       0,
+      0,
       {}};
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),

@@ -53,7 +53,10 @@ TEST(AlgoAdvantage, DrGrpoWithoutStd) {
 
 TEST(AlgoAdvantage, GrpoVectorizedAndRegistryAgree) {
   Batch b;
-  AdvantageInputs in{b.rewards, b.mask, b.index, {}, {}};
+  AdvantageInputs in;
+  in.token_level_rewards = b.rewards;
+  in.response_mask = b.mask;
+  in.index = b.index;
   const auto direct = compute_grpo_outcome_advantage(b.rewards, b.mask, b.index);
   expect_near(compute_advantage("grpo", in).advantages, direct.advantages, 0, "grpo");
   expect_near(compute_advantage("grpo_vectorized", in).advantages, direct.advantages, 1e-12,

@@ -2,13 +2,13 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "common/temp_dir.h"
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
 #include "verlpp/core/error.h"
@@ -28,14 +28,9 @@ namespace fs = std::filesystem;
 
 class DemoFolder : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("verlpp_demo_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
+  // A folder the test creates (the demo's), inside one removed afterwards.
+  const verlpp::testing::TempDir temp_;
+  const fs::path root_ = temp_.root() / "demo";
 };
 
 TEST_F(DemoFolder, CharTokenizerEncodesTheTaskAndRendersTheChat) {

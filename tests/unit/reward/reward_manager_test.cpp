@@ -14,9 +14,9 @@ namespace verlpp::reward {
 namespace {
 
 std::vector<RewardItem> items() {
-  return {{"#### 72", 8, "openai/gsm8k", "72", {}},
-          {"#### 5", 5, "openai/gsm8k", "72", {}},
-          {"#### 72", 10, "openai/gsm8k", "72", {}}};
+  return {{"#### 72", 8, "openai/gsm8k", "72", {}, ""},
+          {"#### 5", 5, "openai/gsm8k", "72", {}, ""},
+          {"#### 72", 10, "openai/gsm8k", "72", {}, ""}};
 }
 
 TEST(RewardManager, NaivePlacesScoreOnLastValidToken) {

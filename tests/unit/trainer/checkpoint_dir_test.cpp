@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "common/temp_dir.h"
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 
@@ -15,24 +16,14 @@ namespace fs = std::filesystem;
 
 class CheckpointDirTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // One folder per test and process: ctest runs the cases of this suite in parallel.
-    dir_ = fs::temp_directory_path() /
-           ("verlpp_ckpt_test_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void save(std::int64_t step, std::optional<std::int64_t> keep) {
     CheckpointWriter writer(dir_, step);
     std::ofstream(writer.staging_folder() / "model.bin") << "step " << step;
     writer.commit(keep);
   }
 
-  fs::path dir_;
+  const verlpp::testing::TempDir temp_;
+  const fs::path dir_ = temp_.root();
 };
 
 TEST_F(CheckpointDirTest, StepOfCheckpointFolder) {

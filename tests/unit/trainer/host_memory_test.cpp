@@ -20,7 +20,9 @@ TEST(HostMemory, UsedAsPsutilCountsIt) {
             60.0 * 1024);
   EXPECT_EQ(used_memory_bytes("MemTotal: 100 kB\n"), std::nullopt);
   const auto here = used_memory_bytes();
-  if (here) EXPECT_GT(*here, 0.0);
+  if (here) {
+    EXPECT_GT(*here, 0.0);
+  }
 }
 
 }  // namespace

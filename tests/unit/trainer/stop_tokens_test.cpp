@@ -7,8 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
+#include "common/temp_dir.h"
 #include "verlpp/core/error.h"
 
 namespace verlpp::trainer {
@@ -18,16 +18,11 @@ namespace fs = std::filesystem;
 
 class StopTokens : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("verlpp_stop_tokens_" + std::to_string(std::random_device()()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   void generation_config(const std::string& json) {
     std::ofstream(dir_ / "generation_config.json") << json;
   }
-  fs::path dir_;
+  const verlpp::testing::TempDir temp_;
+  const fs::path dir_ = temp_.root();
 };
 
 TEST_F(StopTokens, TokenizerConfigAndGenerationConfigTogether) {

@@ -110,7 +110,7 @@ TEST_F(TrainCheckpoint, CopiesTokenizerFilesIntoHuggingfaceFolder) {
   std::ofstream(tok / "tokenizer.json") << "{}";
   std::ofstream(tok / "tokenizer_config.json") << "{}";
   Trainee t = make(1);
-  save_model_state(dir_ / "actor", t.lm, t.optimizer, {tok.string()}, {}, nullptr);
+  save_model_state(dir_ / "actor", t.lm, t.optimizer, {tok.string(), std::nullopt}, {}, nullptr);
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer.json"));
   EXPECT_TRUE(fs::exists(dir_ / "actor/huggingface/tokenizer_config.json"));
   EXPECT_THROW(copy_tokenizer_files(dir_ / "actor", dir_), Error);  // no tokenizer files there
