@@ -305,10 +305,11 @@ int run_export(const ExportOptions& o) {
                 "trainer.default_local_dir)");
   }
   const fs::path actor = step_folder / "actor" / "huggingface";
-  if (!fs::is_regular_file(actor / "config.json")) {
+  if (nothing_at((actor / "config.json").string())) {
     throw Error("--checkpoint " + o.checkpoint + ": no actor model (" +
                 (actor / "config.json").string() + " is missing)");
   }
+  require_regular_file((actor / "config.json").string(), "the actor's model config");
   // Writing into the checkpoint would replace the weights being exported (a break-test lost a
   // checkpoint's fp32 weights to an export into its own actor/huggingface).
   const std::string inside = fs::weakly_canonical(step_folder).string() + "/";
@@ -323,7 +324,9 @@ int run_export(const ExportOptions& o) {
   const auto lm = model::CausalLM::from_pretrained(actor.string(), dtype, at::Device(at::kCPU),
                                                    model::has_vision_tower(stored));
   lm.save_pretrained(o.output, dtype);
-  if (fs::exists(actor / "tokenizer.json")) trainer::copy_tokenizer_files(actor, o.output);
+  if (!nothing_at((actor / "tokenizer.json").string())) {
+    trainer::copy_tokenizer_files(actor, o.output);
+  }
   std::cerr << "verlpp: exported " << actor.string() << " (" << dtype_name(dtype) << ") to "
             << o.output << "\n";
   return 0;

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/json_parse.h"
 #include "verlpp/tokenizer/tokenizer.h"
 
@@ -78,11 +79,8 @@ int run_tokenize(const TokenizeOptions& options) {
   if (!chat.extra_context.is_object()) throw Error("--context: expected a JSON object");
   std::optional<tokenizer::ChatTemplate> custom;
   if (!options.chat_template_file.empty()) {
-    std::ifstream in(options.chat_template_file, std::ios::binary);
-    if (!in) throw Error(options.chat_template_file + ": cannot open chat template");
-    std::stringstream source;
-    source << in.rdbuf();
-    custom.emplace(source.str(), options.chat_template_file);
+    custom.emplace(read_text_file(options.chat_template_file, "chat template"),
+                   options.chat_template_file);
   }
   std::string line;
   std::size_t number = 0;

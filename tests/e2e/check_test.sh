@@ -87,6 +87,19 @@ expect_rc 1 "seed 003 with a Qwen3 teacher"
 expect_has "the teacher's vocabulary has 151936 tokens but the student's has 248320" "teacher vocabulary"
 STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
 expect_has "teacher not checked: Qwen/Qwen3.5-35B-A3B/config.json: model config: no such file" "teacher not found"
+# A config.json that is there but broken is an error, not a skipped check (bt11): a truncated
+# student's, a teacher's that is a folder.
+broken=$(mktemp -d)
+cp -r $FIXTURES/qwen3.5-2b "$broken/student"
+head -c 40 $FIXTURES/qwen3.5-2b/config.json > "$broken/student/config.json"
+STUDENT_MODEL="$broken/student" TEACHER_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 1 "broken student config.json"
+expect_has "$broken/student/config.json: not valid JSON" "broken student config.json"
+mkdir -p "$broken/teacher/config.json"
+STUDENT_MODEL=$FIXTURES/qwen3.5-2b TEACHER_MODEL="$broken/teacher" run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 1 "teacher config.json folder"
+expect_has "teacher: $broken/teacher/config.json: model config is a folder, not a file" "teacher config.json folder"
+rm -rf "$broken"
 
 # Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.
 MODEL_PATH=$FIXTURES/qwen3.5-35b-a3b run examples/run_qwen3_5_35b_fsdp_turbo.sh

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "verlpp/config/home_path.h"
+#include "verlpp/core/input_file.h"
 
 namespace verlpp::config {
 namespace {
@@ -324,15 +325,21 @@ InferenceLayout plan_inference(const std::string& name, const std::string& secti
 }
 
 // The teacher's config.json against the student's: a vocabulary of another size is an error (the
-// losses compare the two models token by token); an unreadable teacher is a notice, like an
-// unreadable student (check judges a launch script for another machine).
+// losses compare the two models token by token); an absent teacher is a notice, like an absent
+// student (check judges a launch script for another machine), one that is there but unreadable an
+// error.
 void check_teacher_model(const std::string& section, const std::string& path,
                          const std::optional<model::ModelShape>& student, Findings& out) {
   std::string why_not;
   const std::optional<model::ModelShape> teacher = model::read_model_shape(path, why_not);
-  if (!teacher) {
+  if (!teacher && nothing_at(model::model_config_file(path))) {
     add_notice(out, section + ".model_path", "teacher not checked: " + why_not,
                "`verlpp ppo` needs it there");
+    return;
+  }
+  if (!teacher) {
+    add_error(out, section + ".model_path", "teacher: " + why_not,
+              "fix or replace the teacher's config.json");
     return;
   }
   if (student && student->vocab_size && teacher->vocab_size &&

@@ -34,7 +34,10 @@ std::optional<Found> find_model(const fs::path& dir, const std::string& role) {
     return Found{"a training checkpoint's model-state folder", dir / "huggingface"};
   }
   if (const auto model = step_model(dir, role)) return Found{"a training checkpoint", *model};
-  std::ifstream tracker(dir / "latest_checkpointed_iteration.txt");
+  const fs::path tracker_path = dir / "latest_checkpointed_iteration.txt";
+  std::error_code ec;
+  std::ifstream tracker;
+  if (fs::is_regular_file(tracker_path, ec)) tracker.open(tracker_path);
   long long step = 0;
   if (tracker >> step) {
     const fs::path newest = dir / ("global_step_" + std::to_string(step));

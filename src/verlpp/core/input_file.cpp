@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "verlpp/core/error.h"
@@ -22,6 +24,20 @@ void require_regular_file(const std::string& path, const std::string& what) {
   if (!std::filesystem::is_regular_file(status)) {
     throw Error(fmt::format("{}: {} is not a regular file (a device, pipe or socket)", path, what));
   }
+}
+
+bool nothing_at(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::status(path, ec).type() == std::filesystem::file_type::not_found;
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  require_regular_file(path, what);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open {}", path, what));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 void require_not_same(const std::string& output, const std::string& output_what,

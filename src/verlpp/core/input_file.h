@@ -12,6 +12,15 @@ namespace verlpp {
 // or the file system's own error text.
 void require_regular_file(const std::string& path, const std::string& what);
 
+// True when nothing is at `path` (no file, folder or link; a dangling link counts as nothing, as
+// Python's os.path.exists says). Any other state, an unreadable one (a link loop) included, is
+// false: the reader that comes next names what is wrong.
+bool nothing_at(const std::string& path);
+
+// The bytes of `path` after require_regular_file(path, what) (a pipe or device is refused, not
+// read until it ends); throws verlpp::Error "PATH: cannot open WHAT" when it cannot be read.
+std::string read_text_file(const std::string& path, const std::string& what);
+
 // Throws verlpp::Error "OUTPUT: OUTPUT_WHAT is INPUT_WHAT INPUT (...would be overwritten)" when
 // both paths exist and name the same file or folder (links followed), so that a command never
 // writes its output over the input it reads.

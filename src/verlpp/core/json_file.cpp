@@ -18,7 +18,7 @@ Json read(const std::string& path, const std::string& what) {
   try {
     return parse_json<Json>(in);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not valid JSON (" + e.what() + ")");
+    throw Error(path + ": not valid JSON (" + json_error_text(e.what()) + ")");
   }
 }
 

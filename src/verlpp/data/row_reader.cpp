@@ -47,7 +47,8 @@ RowFile parse_json_lines(const std::string& path, const std::string& text) {
     try {
       row = parse_json<Row>(line);
     } catch (const nlohmann::json::exception& e) {
-      throw Error(fmt::format("{} line {}: not valid JSON ({})", path, number, e.what()));
+      throw Error(
+          fmt::format("{} line {}: not valid JSON ({})", path, number, json_error_text(e.what())));
     }
     add_row(out, std::move(row), path, fmt::format("line {}", number));
   }
@@ -59,7 +60,7 @@ RowFile parse_json_array(const std::string& path, const std::string& text) {
   try {
     array = parse_json<Row>(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    throw Error(fmt::format("{}: not valid JSON ({})", path, json_error_text(e.what())));
   }
   if (!array.is_array()) throw Error(fmt::format("{}: expected a JSON array of rows", path));
   RowFile out;

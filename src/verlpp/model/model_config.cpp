@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
@@ -59,12 +61,22 @@ bool get_bool(const json& j, const std::string& key, const std::string& source, 
   return j[key].get<bool>();
 }
 
-int64_t token_id(const json& j, const std::string& key) {
-  if (!j.contains(key)) return -1;
+// bos_token_id / eos_token_id: an integer or a list of them (the first is kept; an empty list or
+// null is none, and so is a negative id, which transformers only warns about). Anything else, or an
+// id beyond int32 (which would wrap onto another token), is an error naming the key.
+int64_t token_id(const json& j, const std::string& key, const std::string& source) {
+  if (!j.contains(key) || j[key].is_null()) return -1;
   const json& v = j[key];
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_array() && !v.empty() && v[0].is_number_integer()) return v[0].get<int64_t>();
-  return -1;
+  const auto fits = [](const json& e) {
+    constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
+    return e.is_number_unsigned() ? e.get<uint64_t>() <= kMax : e.is_number_integer();
+  };
+  if (!fits(v) && !(v.is_array() && std::all_of(v.begin(), v.end(), fits))) {
+    throw Error(source + ": '" + key + "' must be a token id or a list of token ids, got " +
+                v.dump());
+  }
+  if (v.is_array() && v.empty()) return -1;
+  return std::max<int64_t>((v.is_array() ? v[0] : v).get<int64_t>(), -1);
 }
 
 Architecture architecture_of(const json& j, const std::string& source) {
@@ -400,8 +412,8 @@ void parse_common(const json& j, const std::string& source, ModelConfig& c) {
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (j.contains(key) && j[key].is_string()) c.torch_dtype = j[key].get<std::string>();
   }
-  c.bos_token_id = token_id(j, "bos_token_id");
-  c.eos_token_id = token_id(j, "eos_token_id");
+  c.bos_token_id = token_id(j, "bos_token_id", source);
+  c.eos_token_id = token_id(j, "eos_token_id", source);
 }
 
 // Every layer full attention, for the architectures without linear attention.
@@ -690,9 +702,12 @@ std::optional<int64_t> integer_field(const json& text, const json& top, const ch
 
 }  // namespace
 
+std::string model_config_file(const std::string& path) {
+  return path.ends_with(".json") ? path : (std::filesystem::path(path) / "config.json").string();
+}
+
 std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not) {
-  namespace fs = std::filesystem;
-  const fs::path file = path.ends_with(".json") ? fs::path(path) : fs::path(path) / "config.json";
+  const std::filesystem::path file = model_config_file(path);
   json parsed;
   try {
     parsed = read_json_file(file.string(), "model config");

@@ -177,9 +177,12 @@ struct ModelShape {
   int64_t linear_attention_layers = 0;
   int64_t linear_num_key_heads = 0, linear_num_value_heads = 0;
 };
-// Reads DIR/config.json (or the file itself when `path` is a .json file). Returns nullopt and
-// sets `why_not` when the file is absent or lacks num_hidden_layers / num_attention_heads;
-// num_key_value_heads defaults to the head count.
+// The config file of a model path: DIR/config.json, or the path itself when it is a .json file.
+std::string model_config_file(const std::string& path);
+
+// Reads model_config_file(path). Returns nullopt and sets `why_not` when the file is absent, not
+// valid JSON or lacks num_hidden_layers / num_attention_heads; num_key_value_heads defaults to the
+// head count.
 std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not);
 
 }  // namespace verlpp::model

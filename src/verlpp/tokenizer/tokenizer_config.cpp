@@ -1,10 +1,11 @@
 #include "verlpp/tokenizer/tokenizer_config.h"
 
-#include <fstream>
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/json_file.h"
 
 namespace verlpp::tokenizer {
@@ -13,9 +14,10 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::optional<Json> read_json(const fs::path& path) {
-  if (!fs::exists(path)) return std::nullopt;
-  return read_json_file(path.string(), "tokenizer config");
+// The JSON of `path` (WHAT names it in errors), or nullopt when nothing is there.
+std::optional<Json> read_json(const fs::path& path, const std::string& what) {
+  if (nothing_at(path.string())) return std::nullopt;
+  return read_json_file(path.string(), what);
 }
 
 // A special token written as "text" or {"content": "text", ...}; null/absent gives nullopt.
@@ -47,35 +49,41 @@ std::optional<std::pair<std::string, std::string>> chat_template_source(const Js
     throw Error(where + ": chat_template: expected a string or a list of {name, template}");
   }
   const fs::path jinja = dir / "chat_template.jinja";
-  if (!fs::exists(jinja)) return std::nullopt;
-  std::ifstream in(jinja, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return std::pair(text.str(), jinja.string());
+  if (nothing_at(jinja.string())) return std::nullopt;
+  return std::pair(read_text_file(jinja.string(), "chat template"), jinja.string());
+}
+
+bool token_id_value(const Json& v) {
+  return v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+         v.get<std::int64_t>() <= std::numeric_limits<std::int32_t>::max();
 }
 
 void read_eos_ids(const fs::path& dir, SpecialTokens& tokens) {
-  const fs::path path = dir / "generation_config.json";
-  const auto config = read_json(path);
-  if (config && config->contains("eos_token_id")) {
-    const Json& eos = (*config)["eos_token_id"];
-    if (eos.is_number_integer()) {
-      tokens.eos_token_ids = {eos.get<std::int32_t>()};
-      return;
-    }
-    if (eos.is_array() &&
-        std::all_of(eos.begin(), eos.end(), [](const Json& v) { return v.is_number_integer(); })) {
-      tokens.eos_token_ids = eos.get<std::vector<std::int32_t>>();
-      return;
-    }
-    if (!eos.is_null()) {
-      throw Error(path.string() + ": eos_token_id: expected an integer or a list of integers");
-    }
+  if (auto ids = read_generation_eos_ids(dir)) {
+    tokens.eos_token_ids = std::move(*ids);
+    return;
   }
   if (tokens.eos_id) tokens.eos_token_ids = {*tokens.eos_id};
 }
 
 }  // namespace
+
+std::optional<std::vector<std::int32_t>> read_generation_eos_ids(const fs::path& dir) {
+  const fs::path path = dir / "generation_config.json";
+  const auto config = read_json(path, "generation config");
+  if (!config) return std::nullopt;
+  if (!config->is_object()) throw Error(path.string() + ": expected a JSON object");
+  const Json eos = config->value("eos_token_id", Json());
+  if (eos.is_null()) return std::nullopt;
+  if (token_id_value(eos)) return std::vector<std::int32_t>{eos.get<std::int32_t>()};
+  if (eos.is_array() && std::all_of(eos.begin(), eos.end(), token_id_value)) {
+    return eos.get<std::vector<std::int32_t>>();
+  }
+  throw Error(path.string() +
+              ": eos_token_id: expected a token id or a list of token ids (integers from 0 to "
+              "2147483647), got " +
+              eos.dump());
+}
 
 TokenizerConfig read_tokenizer_config(
     const fs::path& dir,
@@ -83,7 +91,7 @@ TokenizerConfig read_tokenizer_config(
   TokenizerConfig result;
   const fs::path path = dir / "tokenizer_config.json";
   const std::string where = path.string();
-  const Json config = read_json(path).value_or(Json::object());
+  const Json config = read_json(path, "tokenizer config").value_or(Json::object());
   if (!config.is_object()) throw Error(where + ": expected a JSON object");
   SpecialTokens& tokens = result.special_tokens;
   const auto read = [&](const char* key, std::optional<std::string>& text,

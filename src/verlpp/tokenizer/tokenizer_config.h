@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "verlpp/tokenizer/chat_template.h"
 #include "verlpp/tokenizer/tokenizer.h"
@@ -26,6 +27,12 @@ struct TokenizerConfig {
 TokenizerConfig read_tokenizer_config(
     const std::filesystem::path& dir,
     const std::function<std::optional<std::int32_t>(std::string_view)>& token_id);
+
+// eos_token_id of DIR/generation_config.json: nullopt when the file, or the key, is absent (or
+// null); else a token id or a list of them, each an integer from 0 to 2^31 - 1. Throws
+// verlpp::Error naming the file for anything else (a file that is not a JSON object, a string or
+// out-of-range id).
+std::optional<std::vector<std::int32_t>> read_generation_eos_ids(const std::filesystem::path& dir);
 
 // The variables transformers adds to a chat template's context (its special_tokens_map): the
 // special tokens that are set, and additional_special_tokens.

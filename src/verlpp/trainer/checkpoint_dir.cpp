@@ -11,6 +11,7 @@
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/fault_point.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/log.h"
 
 namespace verlpp::trainer {
@@ -96,14 +97,10 @@ std::optional<std::int64_t> step_of_checkpoint(const fs::path& folder) {
 
 std::optional<std::int64_t> read_latest_iteration(const fs::path& dir) {
   const fs::path tracker = dir / kTrackerFile;
-  std::ifstream in(tracker);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto step = parse_non_negative(trim(text.str()));
-  if (!step) {
-    throw Error(tracker.string() + ": expected a step number, got '" + trim(text.str()) + "'");
-  }
+  if (nothing_at(tracker.string())) return std::nullopt;
+  const std::string text = trim(read_text_file(tracker.string(), "checkpoint tracker"));
+  const auto step = parse_non_negative(text);
+  if (!step) throw Error(tracker.string() + ": expected a step number, got '" + text + "'");
   return step;
 }
 

@@ -1,27 +1,16 @@
 #include "verlpp/trainer/stop_tokens.h"
 
-#include <filesystem>
-#include <nlohmann/json.hpp>
 #include <set>
 
-#include "verlpp/core/error.h"
-#include "verlpp/core/json_file.h"
+#include "verlpp/tokenizer/tokenizer_config.h"
 
 namespace verlpp::trainer {
 namespace {
 
-// eos_token_id of DIR/generation_config.json (absent file: none).
+// eos_token_id of DIR/generation_config.json (absent file or key: none).
 void add_generation_config_eos(const std::string& model_dir, std::set<std::int32_t>& ids) {
-  const std::string path = model_dir + "/generation_config.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return;
-  const nlohmann::json j = read_json_file(path, "generation config");
-  const nlohmann::json eos = j.is_object() ? j.value("eos_token_id", nlohmann::json()) : nullptr;
-  if (eos.is_number_integer()) ids.insert(eos.get<std::int32_t>());
-  if (!eos.is_array()) return;
-  for (const auto& e : eos) {
-    if (!e.is_number_integer()) throw Error(path + ": eos_token_id must hold integers");
-    ids.insert(e.get<std::int32_t>());
+  if (const auto eos = tokenizer::read_generation_eos_ids(model_dir)) {
+    ids.insert(eos->begin(), eos->end());
   }
 }
 

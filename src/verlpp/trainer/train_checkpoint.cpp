@@ -1,11 +1,13 @@
 #include "verlpp/trainer/train_checkpoint.h"
 
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/json_file.h"
 #include "verlpp/model/model_config.h"
 
@@ -17,8 +19,10 @@ namespace fs = std::filesystem;
 constexpr const char* kTrainerStateFile = "trainer_state.json";
 
 void require_file(const fs::path& path, const std::string& what) {
-  if (!fs::is_regular_file(path))
+  if (nothing_at(path.string())) {
     throw Error("checkpoint file missing: " + path.string() + " (" + what + ")");
+  }
+  require_regular_file(path.string(), what);
 }
 
 void create_folder(const fs::path& folder) {
@@ -65,7 +69,13 @@ void copy_tokenizer_files(const fs::path& from, const fs::path& to) {
                            "special_tokens_map.json", "added_tokens.json", "tokenizer.model",
                            "chat_template.jinja", "generation_config.json"}) {
     const fs::path source = from / name;
-    if (!fs::exists(source)) continue;
+    if (nothing_at(source.string())) continue;
+    require_regular_file(source.string(), "tokenizer file");
+    // The small hand-edited JSON settings are checked before they travel into a checkpoint or an
+    // export (tokenizer.json was parsed when the tokenizer was loaded).
+    if (std::string_view(name).ends_with(".json") && std::string_view(name) != "tokenizer.json") {
+      read_json_file(source.string(), "tokenizer file");
+    }
     std::error_code ec;
     fs::copy_file(source, to / name, fs::copy_options::overwrite_existing, ec);
     if (ec)
@@ -90,8 +100,9 @@ void save_tokenizer(const TokenizerSource& source, const fs::path& to) {
   copy_tokenizer_files(source.dir, to);
   if (!source.chat_template) return;
   const fs::path path = to / "tokenizer_config.json";
-  auto config = fs::exists(path) ? read_ordered_json_file(path.string(), "tokenizer config")
-                                 : nlohmann::ordered_json::object();
+  auto config = !nothing_at(path.string())
+                    ? read_ordered_json_file(path.string(), "tokenizer config")
+                    : nlohmann::ordered_json::object();
   config["chat_template"] = *source.chat_template;
   write_file_atomically(path, config.dump(2) + "\n");
   std::error_code ec;

@@ -31,7 +31,8 @@ namespace verlpp::trainer {
 // Copies the tokenizer files transformers reads (tokenizer.json, tokenizer_config.json,
 // vocab.json, merges.txt, special_tokens_map.json, added_tokens.json, tokenizer.model,
 // chat_template.jinja, generation_config.json; those present) from `from` into `to`. Throws
-// verlpp::Error when `from` has none of them or a copy fails.
+// verlpp::Error when `from` has none of them, one is not a regular file, one of the small JSON
+// settings (all but tokenizer.json) is not valid JSON, or a copy fails.
 void copy_tokenizer_files(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Where a checkpoint's tokenizer files come from: a folder (empty: none), and the chat template

@@ -42,6 +42,15 @@ TEST(JsonFile, EachFailureIsOneLineNamingTheFile) {
   const std::string message = error_of(truncated);
   EXPECT_EQ(message.rfind(truncated + ": not valid JSON (", 0), 0u) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  // A bad byte late in a long string (a chat template): the parser's echo of the text before it
+  // is cut to its last 40 bytes, the byte written out.
+  const std::string late_byte =
+      dir.file("late.json", "{\"chat_template\": \"" + std::string(5000, 'x') + "\xff\"}");
+  const std::string short_message = error_of(late_byte);
+  EXPECT_LT(short_message.size(), 400u) << short_message;
+  EXPECT_NE(short_message.find("last read: '..." + std::string(39, 'x') + "\\xff'"),
+            std::string::npos)
+      << short_message;
   const std::string deep = dir.file("deep.json", std::string(5000, '['));
   EXPECT_NE(error_of(deep).find("nested more than 1000 levels"), std::string::npos);
 }

@@ -148,6 +148,16 @@ TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
               resolve_resume("auto", dir_, std::nullopt);
             }).find("latest_checkpointed_iteration.txt: expected a step number, got 'abc'"),
             std::string::npos);
+  // A tracker that is a folder or a pipe is named as such (a pipe was read until killed: bt11).
+  const std::string tracker = (dir_ / kTrackerFile).string();
+  fs::remove(tracker);
+  fs::create_directory(tracker);
+  EXPECT_EQ(message_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
+            tracker + ": checkpoint tracker is a folder, not a file");
+  fs::remove(tracker);
+  ASSERT_EQ(::mkfifo(tracker.c_str(), 0600), 0);
+  EXPECT_EQ(message_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
+            tracker + ": checkpoint tracker is not a regular file (a device, pipe or socket)");
 }
 
 TEST_F(CheckpointDirTest, SyncToDiskNamesThePathAndTheReason) {

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 #include "common/temp_dir.h"
 #include "verlpp/core/error.h"
@@ -45,16 +47,54 @@ TEST_F(StopTokens, TokenIdsWithoutATokenizer) {
   EXPECT_EQ(pad_token_id(nullptr), 0);
 }
 
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST_F(StopTokens, BadGenerationConfigIsNamed) {
   model::ModelConfig config;
-  generation_config(R"({"eos_token_id": ["x"]})");
-  try {
-    stop_token_ids(nullptr, dir_.string(), config);
-    FAIL() << "a list of strings was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("generation_config.json: eos_token_id must hold integers"),
-              std::string::npos)
-        << e.what();
+  const auto stop_ids = [&] { stop_token_ids(nullptr, dir_.string(), config); };
+  const std::string path = (dir_ / "generation_config.json").string();
+  // Strings, and an id past int32 that would wrap onto token 11 (report bt11), are refused.
+  for (const char* eos : {R"(["x"])", R"([1, "a"])", "4294967307", "-3"}) {
+    generation_config(std::string(R"({"eos_token_id": )") + eos + "}");
+    EXPECT_EQ(error_of(stop_ids),
+              path +
+                  ": eos_token_id: expected a token id or a list of token ids (integers from 0 "
+                  "to 2147483647), got " +
+                  nlohmann::json::parse(eos).dump());
+  }
+  generation_config("[1, 2]");
+  EXPECT_EQ(error_of(stop_ids), path + ": expected a JSON object");
+  fs::remove(dir_ / "generation_config.json");
+  fs::create_directory(dir_ / "generation_config.json");
+  EXPECT_EQ(error_of(stop_ids), path + ": generation config is a folder, not a file");
+}
+
+TEST_F(StopTokens, ConfigEosIdsAreTokenIds) {
+  const auto config_with = [](const std::string& eos) {
+    return model::parse_model_config(
+        nlohmann::json::parse(R"({"architectures": ["Qwen3ForCausalLM"], "vocab_size": 32,
+            "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+            "eos_token_id": )" +
+                              eos + "}"),
+        "config.json");
+  };
+  EXPECT_EQ(config_with("[7, 8]").eos_token_id, 7);
+  EXPECT_EQ(config_with("-1").eos_token_id, -1);
+  EXPECT_EQ(config_with("null").eos_token_id, -1);
+  for (const char* eos : {R"("abc")", R"(["a", "b"])", "4294967307"}) {
+    EXPECT_EQ(error_of([&] { config_with(eos); }),
+              std::string("config.json: 'eos_token_id' must be a token id or a list of token ids, "
+                          "got ") +
+                  nlohmann::json::parse(eos).dump())
+        << eos;
   }
 }
 

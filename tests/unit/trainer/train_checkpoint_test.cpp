@@ -194,6 +194,27 @@ TEST_F(TrainCheckpoint, TrainerStateRoundTripAndErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("trainer_state.json"), std::string::npos) << e.what();
   }
+  // A folder (or a link loop) in its place is named as such, not "missing" or an internal error
+  // (bt11).
+  fs::create_directory(dir_ / "trainer_state.json");
+  try {
+    read_trainer_state(dir_);
+    FAIL() << "expected verlpp::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("trainer_state.json: the trainer's step, dataloader and "
+                                         "RNG state is a folder, not a file"),
+              std::string::npos)
+        << e.what();
+  }
+  fs::remove(dir_ / "trainer_state.json");
+  fs::create_symlink("trainer_state.json", dir_ / "trainer_state.json");
+  try {
+    read_trainer_state(dir_);
+    FAIL() << "expected verlpp::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Too many levels of symbolic links"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
