@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/error_of.h"
 #include "common/temp_dir.h"
 #include "verlpp/core/error.h"
 
@@ -13,12 +14,7 @@ namespace verlpp {
 namespace {
 
 std::string error_of(const std::string& path) {
-  try {
-    read_json_file(path, "model config");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { read_json_file(path, "model config"); });
 }
 
 TEST(JsonFile, ReadsObjectsAndKeepsKeyOrderWhenAsked) {

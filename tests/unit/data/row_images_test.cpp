@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.h"
 #include "temp_dir.h"
 #include "verlpp/core/error.h"
 #include "verlpp/data/image_decode.h"
@@ -23,14 +24,7 @@ const std::string kSource = VERLPP_SOURCE_DIR;
 const std::string kImages = kSource + "/tests/fixtures/vision/images/";
 const RowOrigin kOrigin{"/data/geo3k/train.jsonl", "line 4"};
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using verlpp::testing::error_of;
 
 TEST(RowImages, PlaceholdersBecomeContentLists) {
   const Row messages = Row::parse(

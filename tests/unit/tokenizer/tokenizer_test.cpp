@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.h"
 #include "fixtures.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/utf8.h"
@@ -86,14 +87,7 @@ Tokenizer tiny() {
   return Tokenizer::from_file(dir.path() / "tokenizer.json");
 }
 
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using verlpp::testing::error_of;
 
 TEST(Tokenizer, MergesLowestRankFirst) {
   const Tokenizer t = tiny();

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "common/error_of.h"
 #include "common/temp_dir.h"
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
@@ -13,6 +14,7 @@
 namespace verlpp::trainer {
 namespace {
 namespace fs = std::filesystem;
+using verlpp::testing::error_of;
 
 class CheckpointDirTest : public ::testing::Test {
  protected:
@@ -123,28 +125,20 @@ TEST_F(CheckpointDirTest, AutoResumeWithoutTrackerTakesTheNewestCheckpoint) {
 }
 
 TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
-  auto message_of = [](auto&& call) {
-    try {
-      call();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               resolve_resume("sometimes", dir_, std::nullopt);
             }).find("trainer.resume_mode: expected auto, disable or resume_path"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               resolve_resume("resume_path", dir_, (dir_ / "ckpt").string());
             }).find("is not a global_step_N checkpoint folder"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               resolve_resume("resume_path", dir_, (dir_ / "global_step_9").string());
             }).find("is missing"),
             std::string::npos);
   std::ofstream(dir_ / kTrackerFile) << "abc";
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_of([&] {
               resolve_resume("auto", dir_, std::nullopt);
             }).find("latest_checkpointed_iteration.txt: expected a step number, got 'abc'"),
             std::string::npos);
@@ -152,11 +146,11 @@ TEST_F(CheckpointDirTest, BadResumeInputsNameTheProblem) {
   const std::string tracker = (dir_ / kTrackerFile).string();
   fs::remove(tracker);
   fs::create_directory(tracker);
-  EXPECT_EQ(message_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
+  EXPECT_EQ(error_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
             tracker + ": checkpoint tracker is a folder, not a file");
   fs::remove(tracker);
   ASSERT_EQ(::mkfifo(tracker.c_str(), 0600), 0);
-  EXPECT_EQ(message_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
+  EXPECT_EQ(error_of([&] { resolve_resume("auto", dir_, std::nullopt); }),
             tracker + ": checkpoint tracker is not a regular file (a device, pipe or socket)");
 }
 

@@ -7,9 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.h"
 #include "common/temp_dir.h"
 #include "verlpp/core/error.h"
 
@@ -47,14 +47,7 @@ TEST_F(StopTokens, TokenIdsWithoutATokenizer) {
   EXPECT_EQ(pad_token_id(nullptr), 0);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using verlpp::testing::error_of;
 
 TEST_F(StopTokens, BadGenerationConfigIsNamed) {
   model::ModelConfig config;
