@@ -99,6 +99,12 @@ mkdir -p "$broken/teacher/config.json"
 STUDENT_MODEL=$FIXTURES/qwen3.5-2b TEACHER_MODEL="$broken/teacher" run examples/run_qwen3_5_2b_distill_fsdp.sh
 expect_rc 1 "teacher config.json folder"
 expect_has "teacher: $broken/teacher/config.json: model config is a folder, not a file" "teacher config.json folder"
+# A config.json ppo would refuse is refused by check too (bt11: a hidden_size of "16" passed).
+mkdir -p "$broken/typed"
+sed 's/"hidden_size": *\([0-9]*\)/"hidden_size": "\1"/' $FIXTURES/qwen3.5-2b/config.json > "$broken/typed/config.json"
+STUDENT_MODEL="$broken/typed" TEACHER_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 1 "hidden_size as a string"
+expect_has "'hidden_size' must be a positive integer" "hidden_size as a string"
 rm -rf "$broken"
 
 # Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.

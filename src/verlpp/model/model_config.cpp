@@ -720,6 +720,12 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
     why_not = file.string() + " is not a JSON object";
     return std::nullopt;
   }
+  try {
+    parse_model_config(top, file.string());  // what `verlpp ppo` will refuse, `check` names
+  } catch (const Error& e) {
+    why_not = e.what();
+    return std::nullopt;
+  }
   const json& text = top.contains("text_config") ? top["text_config"] : top;
   ModelShape shape;
   shape.source = file.string();

@@ -181,8 +181,8 @@ struct ModelShape {
 std::string model_config_file(const std::string& path);
 
 // Reads model_config_file(path). Returns nullopt and sets `why_not` when the file is absent, not
-// valid JSON or lacks num_hidden_layers / num_attention_heads; num_key_value_heads defaults to the
-// head count.
+// valid JSON, refused by parse_model_config (as `verlpp ppo` would refuse it) or lacks
+// num_hidden_layers / num_attention_heads; num_key_value_heads defaults to the head count.
 std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not);
 
 }  // namespace verlpp::model
