@@ -137,7 +137,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
   try {
     header = parse_json<nlohmann::json>(bytes + 8, bytes + 8 + header_size);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": header is not valid JSON (" + e.what() + ")");
+    throw Error(path + ": header is not valid JSON (" + json_error_text(e.what()) + ")");
   }
   if (!header.is_object()) throw Error(path + ": header is not a JSON object");
   data_ = bytes + 8 + header_size;

@@ -51,7 +51,7 @@ std::vector<ScoreRequest> read_score_requests(const std::string& path, int64_t v
     try {
       row = parse_json<nlohmann::json>(line);
     } catch (const nlohmann::json::exception& e) {
-      throw Error(where + ": not valid JSON (" + e.what() + ")");
+      throw Error(where + ": not valid JSON (" + json_error_text(e.what()) + ")");
     }
     if (!row.is_object()) throw Error(where + ": expected a JSON object");
     ScoreRequest r;
