@@ -135,10 +135,16 @@ out=$(ppo "$work/x.jsonl" "$work/ckpt_x" trainer.total_training_steps=1 \
 
 # 7. Batch-invariant mode: rollout log-probs, the old_log_prob pass (micro-batches of 3 rows) and
 # the update (micro-batches of 1 row) agree bit for bit; without the mode the
-# rollout and the recompute differ.
+# rollout and the recompute differ. A wider MoE than above (hidden 128): with hidden 16 the plain
+# path was bit-exact too on an AVX-512 machine (2026-12-05), so the control could not fail.
+"$VERLPP" model init --arch qwen3_moe --hidden-size 128 --intermediate-size 256 \
+  --num-hidden-layers 3 --num-attention-heads 4 --num-key-value-heads 2 --head-dim 32 \
+  --vocab-size 151936 --num-experts 5 --num-experts-per-tok 2 --moe-intermediate-size 64 \
+  --mlp-only-layers 1 --tie-word-embeddings false --initializer-range 0.2 --dtype float32 --seed 3 \
+  --tokenizer tests/fixtures/tokenizers/qwen3 --output "$work/wide" > /dev/null 2>&1 || fail "model init (wide)"
 invariant=(trainer.total_training_steps=1 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
            actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3 actor_rollout_ref.rollout.n=3
-           actor_rollout_ref.rollout.max_num_seqs=2)
+           actor_rollout_ref.rollout.max_num_seqs=2 actor_rollout_ref.model.path="$work/wide")
 out=$(VLLM_BATCH_INVARIANT=1 ppo "$work/bi.jsonl" "$work/ckpt_bi" "${invariant[@]}"); rc=$?
 [ "$rc" -eq 0 ] || fail "batch-invariant run (exit $rc): $(tail -5 <<<"$out")"
 out=$(ppo "$work/usual.jsonl" "$work/ckpt_usual" "${invariant[@]}"); rc=$?
