@@ -87,6 +87,7 @@ expect_rc 1 "seed 003 with a Qwen3 teacher"
 expect_has "the teacher's vocabulary has 151936 tokens but the student's has 248320" "teacher vocabulary"
 STUDENT_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
 expect_has "teacher not checked: Qwen/Qwen3.5-35B-A3B/config.json: model config: no such file" "teacher not found"
+expect_has "qwen3.5-2b/tokenizer.json is not on this machine: the tokenizer is not checked" "no tokenizer: a notice"
 # A config.json that is there but broken is an error, not a skipped check (bt11): a truncated
 # student's, a teacher's that is a folder.
 broken=$(mktemp -d)
@@ -105,6 +106,13 @@ sed 's/"hidden_size": *\([0-9]*\)/"hidden_size": "\1"/' $FIXTURES/qwen3.5-2b/con
 STUDENT_MODEL="$broken/typed" TEACHER_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
 expect_rc 1 "hidden_size as a string"
 expect_has "'hidden_size' must be a positive integer" "hidden_size as a string"
+# A tokenizer that is there but does not load is an error as well (bt11: a tokenizer.json that is
+# /dev/null passed check); a folder without one (these fixtures) gets a notice, above.
+cp -r $FIXTURES/qwen3.5-2b "$broken/tok"
+ln -s /dev/null "$broken/tok/tokenizer.json"
+STUDENT_MODEL="$broken/tok" TEACHER_MODEL=$FIXTURES/qwen3.5-2b run examples/run_qwen3_5_2b_distill_fsdp.sh
+expect_rc 1 "tokenizer.json a device"
+expect_has "$broken/tok/tokenizer.json: tokenizer file is not a regular file" "tokenizer.json a device"
 rm -rf "$broken"
 
 # Seed 000: Qwen3.5-35B-A3B with FSDP-Turbo on 8 GPUs.

@@ -11,6 +11,7 @@
 #include "verlpp/config/ignored.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/model_folder.h"
+#include "verlpp/config/tokenizer_folder.h"
 #include "verlpp/config/unread_keys.h"
 #include "verlpp/config/validate.h"
 #include "verlpp/core/input_file.h"
@@ -132,6 +133,10 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
     check_model_folder("actor_rollout_ref.model.tokenizer_path", *model.tokenizer_path, "actor",
                        report.findings);
   }
+  check_tokenizer_folder(model.tokenizer_path ? "actor_rollout_ref.model.tokenizer_path"
+                                              : "actor_rollout_ref.model.path",
+                         model.tokenizer_path.value_or(model.path),
+                         shape ? shape->vocab_size : std::nullopt, report.findings);
   check_custom_chat_template("actor_rollout_ref.model.custom_chat_template",
                              model.custom_chat_template, report.findings);
   if (need_critic(report.config)) {

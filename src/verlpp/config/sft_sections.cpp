@@ -10,6 +10,7 @@
 #include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
+#include "verlpp/config/tokenizer_folder.h"
 #include "verlpp/config/validate.h"
 
 namespace verlpp::config {
@@ -246,6 +247,9 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
     check_model_folder("model.tokenizer_path", *report.config.model.tokenizer_path, "actor",
                        report.findings);
   }
+  check_tokenizer_folder(report.config.model.tokenizer_path ? "model.tokenizer_path" : "model.path",
+                         report.config.model.tokenizer_path.value_or(report.config.model.path),
+                         std::nullopt, report.findings);
   check_custom_chat_template("model.custom_chat_template", report.config.model.custom_chat_template,
                              report.findings);
   refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);

@@ -61,18 +61,25 @@ void check_decoder(const Json& decoder, bool byte_level, const std::string& wher
               "pre-tokenizer)");
 }
 
+// tokenizer.json's "model", refused before it is read unless it is BPE (a WordPiece or Unigram
+// model has no merges).
+const Json& bpe_model(const Json& root, const std::string& where) {
+  const Json& model = root.at("model");
+  const std::string type = model.value("type", "BPE");
+  if (type != "BPE") {
+    throw Error(where + ": model type '" + type + "' is not supported (supported: BPE)");
+  }
+  return model;
+}
+
 }  // namespace
 
 struct Tokenizer::Impl {
   Impl(const Json& root, const std::string& where)
       : normalizer(root.value("normalizer", Json()), where),
         pre_tokenizer(root.value("pre_tokenizer", Json()), where),
-        model(root.at("model"), where),
+        model(bpe_model(root, where), where),
         added(read_added_tokens(root, where)) {
-    const std::string type = root["model"].value("type", "BPE");
-    if (type != "BPE") {
-      throw Error(where + ": model type '" + type + "' is not supported (supported: BPE)");
-    }
     byte_level = pre_tokenizer.byte_level();
     check_decoder(root.value("decoder", Json()), byte_level, where);
     if (byte_level) model.use_byte_level_alphabet(where);

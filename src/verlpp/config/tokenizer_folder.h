@@ -1,0 +1,25 @@
+// The run's tokenizer folder (actor_rollout_ref.model.tokenizer_path, else model.path; sft's
+// model.tokenizer_path, else model.path) checked before launch: loaded as `ppo` and `sft` load it
+// (tokenizer.json, tokenizer_config.json with its chat template, generation_config.json), so that a
+// missing, truncated or unsupported tokenizer file is an error from `check`, not from the run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "verlpp/config/finding.h"
+
+namespace verlpp::config {
+
+// `path` as written (~ allowed), `key` the key that named it. Adds:
+// - nothing when the folder is a training checkpoint's (check_model_folder reports that);
+// - a notice when its tokenizer.json is absent (a hub id, a path on the launch machine, a folder
+//   of config.json only): not checked, as an absent config.json is not;
+// - an error with the loader's message when the tokenizer does not load;
+// - an error when the tokenizer has ids the model's embedding lacks: its vocab_size (1 + its
+//   largest id) above `model_vocab_size`, config.json's vocab_size, when that is known.
+void check_tokenizer_folder(const std::string& key, const std::string& path,
+                            std::optional<std::int64_t> model_vocab_size, Findings& out);
+
+}  // namespace verlpp::config
