@@ -32,6 +32,8 @@ expect_has "tp 4 · dp 32 · pp 1 (ep 128) = 128 devices per replica, 256 device
 expect_has "trainer.device npu" "seed 002 device"
 expect_has "actor_rollout_ref.actor.use_torch_compile" "seed 002 ignored keys"
 expect_lacks "  actor_rollout_ref.rollout.max_num_batched_tokens" "seed 002 rollout budget (used)"
+expect_lacks "  actor_rollout_ref.actor.megatron.param_offload" "seed 002 param_offload (used: shards on the CPU)"
+expect_has "  actor_rollout_ref.actor.megatron.grad_offload" "seed 002 grad_offload (ignored)"
 expect_has "== result: valid" "seed 002 verdict"
 
 NNODES=8 run examples/run_qwen3_235b_256k_megatron_npu.sh

@@ -2,7 +2,7 @@
 # Data-parallel training over c10d (Gloo on the CPU), started by `verlpp launch`: a 2-rank run of
 # the same global batch, sharded FSDP-style (the default, fsdp_size -1), equals the 1-rank run
 # within 1e-6 (every metric but timings, and the updated weights) for GRPO with a reference
-# policy, for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
+# policy (sharded like the actor; on one rank also with its weights offloaded), for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
 # `verlpp sft`, and after resuming a 2-rank checkpoint (on 2 ranks, and resharded onto 1); the
 # replicated 2-rank run (fsdp_size 1) equals the sharded one; each rank writes its optimizer shard
 # and holds half of the training state; bad launches end with clear errors: a rank killed mid-run,
@@ -87,12 +87,25 @@ assert "(sharded)" in sys.argv[2] and 0.5 <= two / one <= 0.51, (one, two)
 print("training state per rank: 1 rank %d B, 2 ranks %d B (%.4f)" % (one, two, two / one))
 PY
 
+# The reference policy is sharded over the 2 ranks as the actor is: rank 0 keeps the actor's share.
+ref_bytes=$(grep -oP 'ref: parameters on rank 0 of 2 \(sharded\): \K\d+' <<<"$out")
+actor_bytes=$(grep -oP 'actor: training state on rank 0 of 2 \(sharded\): parameters \K\d+' <<<"$out")
+[ -n "$ref_bytes" ] && [ "$ref_bytes" = "$actor_bytes" ] ||
+  fail "2-rank ref not sharded like the actor (ref '$ref_bytes' B, actor '$actor_bytes' B)"
+
 # 1b. The same run replicated (fsdp_size 1: gradients all-reduced) equals the sharded one.
 out=$(two rep2 actor_rollout_ref.actor.fsdp_config.fsdp_size=1); rc=$?
 [ "$rc" -eq 0 ] || fail "2-rank replicated GRPO (exit $rc): $(tail -5 <<<"$out")"
 grep -qF "actor: training state on rank 0 of 2 (replicated)" <<<"$out" || fail "fsdp_size=1 is not replicated: $out"
 compare "$work/rep2.jsonl" "$work/grpo2.jsonl" "$work/rep2" "$work/grpo2" '*' 1e-6 ||
   fail "2-rank sharded GRPO differs from replicated"
+# 1c. One rank with the ref's weights on the CPU between passes (ref param_offload: sharded over
+# one rank) equals the plain run.
+out=$(one off1 actor_rollout_ref.ref.fsdp_config.param_offload=true); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank ref param_offload (exit $rc): $(tail -5 <<<"$out")"
+grep -qF "ref: parameters on rank 0 of 1 (sharded, on the CPU)" <<<"$out" || fail "ref param_offload not applied: $out"
+compare "$work/grpo1.jsonl" "$work/off1.jsonl" "$work/grpo1" "$work/off1" '*' 1e-6 ||
+  fail "1-rank GRPO with ref param_offload differs"
 
 # 2. GAE with a critic.
 gae=(algorithm.adv_estimator=gae critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=2

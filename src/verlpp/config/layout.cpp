@@ -221,6 +221,40 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
   return layout;
 }
 
+// `section`.fsdp_size (-1 and 0 already read as the world): verl's HSDP mesh needs it to divide
+// the world; verlpp shards over all ranks or none.
+void check_fsdp_size(const std::string& section, std::int64_t fsdp_size, std::int64_t world,
+                     Findings& out) {
+  if (world % fsdp_size != 0) {
+    add_error(out, section + ".fsdp_size",
+              fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh "
+                          "world/fsdp_size × fsdp_size)",
+                          fsdp_size, world),
+              fmt::format("{}.fsdp_size={}", section, std::gcd(fsdp_size, world)));
+  } else if (fsdp_size != 1 && fsdp_size != world) {
+    add_error(out, section + ".fsdp_size",
+              fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid sharding), "
+                          "which verlpp does not have",
+                          fsdp_size, world),
+              fmt::format("{}.fsdp_size=-1", section));
+  }
+}
+
+// The FSDP engines beside the actor's: the reference policy's (sharded as the actor is) and the
+// critic's, when the run has them.
+void check_other_fsdp_sizes(const Config& config, std::int64_t world, Findings& out) {
+  const auto size_of = [world](const FsdpConfig& f) {
+    return f.sharding.fsdp_size <= 0 ? world : f.sharding.fsdp_size;
+  };
+  if (need_reference_policy(config) && config.ref.engine.fsdp) {
+    check_fsdp_size("actor_rollout_ref.ref.fsdp_config", size_of(*config.ref.engine.fsdp), world,
+                    out);
+  }
+  if (need_critic(config) && config.critic.engine.fsdp) {
+    check_fsdp_size("critic.fsdp", size_of(*config.critic.engine.fsdp), world, out);
+  }
+}
+
 FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
                      const std::optional<model::ModelShape>& model, Findings& out) {
   const FsdpConfig& f = *config.actor.engine.fsdp;
@@ -239,19 +273,7 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
   } else {
     layout.dp = world / layout.ulysses_sp;
   }
-  if (world % layout.fsdp_size != 0) {
-    add_error(out, section + ".fsdp_size",
-              fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh "
-                          "world/fsdp_size × fsdp_size)",
-                          layout.fsdp_size, world),
-              fmt::format("{}.fsdp_size={}", section, std::gcd(layout.fsdp_size, world)));
-  } else if (layout.fsdp_size != 1 && layout.fsdp_size != world) {
-    add_error(out, section + ".fsdp_size",
-              fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid sharding), "
-                          "which verlpp does not have",
-                          layout.fsdp_size, world),
-              fmt::format("{}.fsdp_size=-1", section));
-  }
+  check_fsdp_size(section, layout.fsdp_size, world, out);
   if (model && layout.ulysses_sp > 1 && model->num_attention_heads % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",
               fmt::format("Ulysses size {} does not divide the model's {} attention heads",
@@ -469,6 +491,7 @@ Layout plan_layout(const Config& config, const std::optional<model::ModelShape>&
     layout.actor_fsdp = plan_fsdp(config, layout.world, model, out);
     layout.actor_dp = layout.actor_fsdp->dp;
   }
+  check_other_fsdp_sizes(config, layout.world, out);
   const RolloutConfig& r = config.rollout;
   layout.rollout =
       plan_inference("rollout", "actor_rollout_ref.rollout", r.name, r.tensor_model_parallel_size,

@@ -88,6 +88,8 @@ MegatronConfig bind_megatron(const Section& s) {
   m.virtual_pipeline_model_parallel_size = s.opt_integer("virtual_pipeline_model_parallel_size");
   m.sequence_parallel = s.boolean("sequence_parallel");
   m.dtype = s.string("dtype");
+  if (s.has("param_offload")) m.param_offload = s.boolean("param_offload");
+  if (s.has("optimizer_offload")) m.optimizer_offload = s.boolean("optimizer_offload");
   if (s.has("use_dist_checkpointing"))
     m.use_dist_checkpointing = s.boolean("use_dist_checkpointing");
   if (s.has("dynamic_context_parallel"))

@@ -66,6 +66,10 @@ struct MegatronConfig {
   std::optional<std::int64_t> expert_tensor_parallel_size, virtual_pipeline_model_parallel_size;
   std::optional<std::int64_t> num_layers_in_first_pipeline_stage, num_layers_in_last_pipeline_stage;
   bool sequence_parallel = true, dynamic_context_parallel = false;
+  // Kept on the CPU between uses: verlpp's sharded engine keeps its parameter shards (and the
+  // optimizer's masters and moments) there, as fsdp_config's keys of the same names do.
+  // grad_offload has no counterpart (the gradient shards stay on the device).
+  bool param_offload = false, optimizer_offload = false;
   std::optional<std::int64_t> max_seqlen_per_dp_cp_rank;
   std::string dtype;
   // override_transformer_config.moe_router_load_balancing_type: verl sets "none" (no MoE aux loss

@@ -8,17 +8,47 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/log.h"
 #include "verlpp/engine/response_forward.h"
 #include "verlpp/model/logprob.h"
 
 namespace verlpp::engine {
 
-Scorer::Scorer(std::string role, model::CausalLM model, ScorerSettings settings)
+namespace {
+
+// Frees the weights a sharded pass left gathered (the root unit) when the pass ends, also when it
+// throws.
+struct ReshardAtExit {
+  fsdp::ShardedModel* sharded;
+  ~ReshardAtExit() {
+    if (sharded) sharded->reshard();
+  }
+};
+
+}  // namespace
+
+Scorer::Scorer(std::string role, model::CausalLM model, ScorerSettings settings,
+               const dist::Communicator& group)
     : role_(std::move(role)), model_(std::move(model)), settings_(std::move(settings)) {
   model_.set_requires_grad(false);
+  if (!settings_.sharding) return;
+  sharded_ = fsdp::ShardedModel::shard(model_, {}, {}, group, *settings_.sharding);
+  log_note(fmt::format("{}: parameters on rank {} of {} (sharded{}): {} B", role_, group.rank(),
+                       group.size(), settings_.sharding->param_offload ? ", on the CPU" : "",
+                       parameter_bytes()));
+}
+
+std::int64_t Scorer::parameter_bytes() const {
+  if (sharded_) return sharded_->state_bytes().parameters;
+  std::int64_t bytes = 0;
+  for (const auto& [name, p] : model_.named_parameters()) {
+    bytes += p.numel() * static_cast<std::int64_t>(p.element_size());
+  }
+  return bytes;
 }
 
 at::Tensor Scorer::log_probs(const data::Batch& batch, const dist::Communicator& dp) const {
+  const ReshardAtExit reshard{sharded_.get()};
   return compute_log_prob(model_, batch, settings_.micro, settings_.forward, false, dp).log_probs;
 }
 
@@ -30,6 +60,7 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
                             role_, k, vocab));
   }
   c10::AutoGradMode no_grad(false);
+  const ReshardAtExit reshard{sharded_.get()};
   std::vector<at::Tensor> ids, log_probs;
   const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp);
   for (const auto& rows : pieces) {

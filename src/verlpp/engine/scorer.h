@@ -7,15 +7,24 @@
 // Micro-batched by `micro` (rows or token budget, the count equalised over the data-parallel
 // ranks as micro_batch_indices does). Never materialises [tokens, vocab] logits beyond one chunk
 // of forward.chunk_tokens rows (model::chunked_topk_logprobs).
+//
+// Sharded (the reference policy of several ranks, or of one with param_offload; verl wraps the
+// ref in FSDP as it wraps the actor, with ref.fsdp_config): each rank keeps its 1/W of every
+// weight between passes (engine/fsdp/sharded_model.h; on the CPU with param_offload) and a pass
+// gathers one layer at a time, freeing it after the layer; every rank of the group must then ask
+// together, with the group as `dp`.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "verlpp/data/batch.h"
 #include "verlpp/dist/communicator.h"
+#include "verlpp/engine/fsdp/sharded_model.h"
 #include "verlpp/engine/log_prob.h"
 #include "verlpp/engine/micro_batches.h"
 #include "verlpp/model/causal_lm.h"
@@ -25,6 +34,7 @@ namespace verlpp::engine {
 struct ScorerSettings {
   ForwardSettings forward;  // the ref: the rollout temperature; a teacher: 1.0 (verl's query)
   MicroBatching micro;
+  std::optional<fsdp::FsdpSettings> sharding;  // over the constructor's group; nullopt: whole
 };
 
 // Top-k of each response position: ids int64 and log-probs fp32 [B, R, k], largest first; rows
@@ -37,12 +47,17 @@ struct ResponseTopk {
 class Scorer {
  public:
   // `role` names the scorer in errors and logs ("ref", "teacher teacher_model"). Freezes the
-  // model's parameters.
-  Scorer(std::string role, model::CausalLM model, ScorerSettings settings);
+  // model's parameters; with settings.sharding shards them over `group` (every rank of it
+  // constructs its Scorer together) and logs the bytes this rank keeps. Throws verlpp::Error from
+  // fsdp::ShardedModel::shard for a parameter it cannot shard.
+  Scorer(std::string role, model::CausalLM model, ScorerSettings settings,
+         const dist::Communicator& group = {});
 
   const std::string& role() const { return role_; }
   const model::CausalLM& model() const { return model_; }
   const ScorerSettings& settings() const { return settings_; }
+  // Bytes of weights this rank keeps between passes: its shards when sharded, else the model's.
+  std::int64_t parameter_bytes() const;
 
   // Log-probs fp32 [B, R] of the batch's response tokens (input_ids, attention_mask, responses;
   // position_ids optional), 0 beyond each response, on the model's device.
@@ -57,6 +72,7 @@ class Scorer {
   std::string role_;
   model::CausalLM model_;
   ScorerSettings settings_;
+  std::shared_ptr<fsdp::ShardedModel> sharded_;  // null when whole
 };
 
 }  // namespace verlpp::engine

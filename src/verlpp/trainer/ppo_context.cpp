@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "verlpp/config/layout.h"
 #include "verlpp/core/error.h"
@@ -99,9 +100,16 @@ void load_data(PpoContext& ctx) {
       std::min(ctx.total_steps, ctx.loader->batches_per_epoch() * ctx.config.trainer.total_epochs);
 }
 
-// The FSDP keys of an engine (defaults for a Megatron engine, which has none).
+// The FSDP keys of an engine. verlpp runs a Megatron engine sharded over all ranks, its
+// param_offload and optimizer_offload applied to the shards.
 config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
-  return engine.fsdp ? engine.fsdp->sharding : config::ShardingConfig{};
+  if (engine.fsdp) return engine.fsdp->sharding;
+  config::ShardingConfig sharding;
+  if (engine.megatron) {
+    sharding.param_offload = engine.megatron->param_offload;
+    sharding.optimizer_offload = engine.megatron->optimizer_offload;
+  }
+  return sharding;
 }
 
 void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
@@ -132,9 +140,13 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
   ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (config::need_reference_policy(c)) {
+    // Sharded as the actor is, with the ref's own fsdp_config (verl wraps the ref in FSDP too).
+    engine::ScorerSettings ref{actor.forward, ref_micro_batching(c),
+                               sharding_settings(engine_sharding(c.ref.engine), ctx.world.size(),
+                                                 "actor_rollout_ref.ref.fsdp_config")};
     ctx.ref = std::make_unique<engine::Scorer>(
         "ref", model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision),
-        engine::ScorerSettings{actor.forward, ref_micro_batching(c)});
+        std::move(ref), ctx.world);
   }
   if (config::need_critic(c)) {
     model::CausalLM trunk =

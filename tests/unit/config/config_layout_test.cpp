@@ -371,5 +371,55 @@ TEST(MegatronMoeLoadBalancing, OtherBalancingTypesAreRefusedByName) {
   }
 }
 
+// The reference policy and the critic shard as the actor does, so their fsdp_size follows the
+// actor's rule (4 ranks: 2 is hybrid sharding, 3 does not divide 4, gcd(3, 4) = 1 is the fix);
+// an engine the run does not have is not judged.
+TEST(OtherFsdpEngines, RefAndCriticFsdpSizesFollowTheActorsRule) {
+  const std::vector<std::string> base = {"actor_rollout_ref.rollout.name=vllm",
+                                         "trainer.n_gpus_per_node=4"};
+  const std::string ref_key = "actor_rollout_ref.ref.fsdp_config.fsdp_size";
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return plan("ppo_trainer", extra).findings;
+  };
+  const auto hybrid =
+      errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=true", ref_key + "=2"}), ref_key);
+  ASSERT_EQ(hybrid.size(), 1u);
+  EXPECT_EQ(hybrid[0].message,
+            "fsdp_size 2 shards over part of the 4 ranks (hybrid sharding), which verlpp does "
+            "not have");
+  EXPECT_EQ(hybrid[0].fix, "actor_rollout_ref.ref.fsdp_config.fsdp_size=-1");
+  const auto uneven =
+      errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=true", ref_key + "=3"}), ref_key);
+  ASSERT_EQ(uneven.size(), 1u);
+  EXPECT_EQ(uneven[0].fix, "actor_rollout_ref.ref.fsdp_config.fsdp_size=1");
+  EXPECT_TRUE(
+      errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=true", ref_key + "=1"}), ref_key)
+          .empty());
+  EXPECT_TRUE(errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=false",
+                                    "algorithm.use_kl_in_reward=false", ref_key + "=2"}),
+                              ref_key)
+                  .empty());
+  const auto critic = errors_with_key(
+      with({"algorithm.adv_estimator=gae", "critic.fsdp.fsdp_size=2"}), "critic.fsdp.fsdp_size");
+  ASSERT_EQ(critic.size(), 1u);
+  EXPECT_EQ(critic[0].fix, "critic.fsdp.fsdp_size=-1");
+}
+
+// A Megatron engine's offload keys are read (verlpp applies them to its sharded engine); the ref's
+// param_offload follows the actor's by verl's interpolation.
+TEST(MegatronOffload, ParamAndOptimizerOffloadAreRead) {
+  const Config c = bind_config(compose_config({std::nullopt,
+                                               "ppo_megatron_trainer",
+                                               {"actor_rollout_ref.rollout.name=vllm",
+                                                kActorMegatron + ".param_offload=true",
+                                                kActorMegatron + ".optimizer_offload=true"}})
+                                   .root);
+  EXPECT_TRUE(c.actor.engine.megatron->param_offload);
+  EXPECT_TRUE(c.actor.engine.megatron->optimizer_offload);
+  EXPECT_TRUE(c.ref.engine.megatron->param_offload);
+  EXPECT_FALSE(c.ref.engine.megatron->optimizer_offload);
+}
+
 }  // namespace
 }  // namespace verlpp::config
