@@ -19,13 +19,7 @@ namespace {
 using test_ranks::run_both;
 using test_ranks::run_two_ranks;
 
-class TwoRanks : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!Communicator::backend_available(at::Device(at::kCPU)))
-      GTEST_SKIP() << "this build has no Gloo";
-  }
-};
+class TwoRanks : public test_ranks::GlooTest {};
 
 // Rank r contributes (r + 1) · [1, 10]: sum [3, 30], avg [1.5, 15], max [2, 20], min [1, 10].
 TEST_F(TwoRanks, AllReduceEveryOpAndDtype) {

@@ -2,6 +2,8 @@
 // TCPStore on a free local port (CPU). Skip where Communicator::backend_available(CPU) is false.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 
 #include "verlpp/dist/communicator.h"
@@ -14,5 +16,15 @@ using Body = std::function<void(const Communicator&)>;
 // expectations or exceptions make it exit non-zero, which fails the test.
 void run_two_ranks(const Body& rank0, const Body& rank1);
 void run_both(const Body& body);
+
+// The fixture of two-rank tests: skips them in a build without Gloo.
+class GlooTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!Communicator::backend_available(at::Device(at::kCPU))) {
+      GTEST_SKIP() << "this build has no Gloo";
+    }
+  }
+};
 
 }  // namespace verlpp::dist::test_ranks

@@ -74,13 +74,7 @@ void expect_equal_to_whole(const Case& c) {
   });
 }
 
-class ShardedScorer : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!Communicator::backend_available(at::Device(at::kCPU)))
-      GTEST_SKIP() << "this build has no Gloo";
-  }
-};
+class ShardedScorer : public dist::test_ranks::GlooTest {};
 
 TEST_F(ShardedScorer, EqualsTheWholeModel) { expect_equal_to_whole({}); }
 

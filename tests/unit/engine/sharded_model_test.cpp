@@ -111,13 +111,7 @@ void expect_equal_to_one_rank(const Case& c) {
   });
 }
 
-class ShardedActor : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!Communicator::backend_available(at::Device(at::kCPU)))
-      GTEST_SKIP() << "this build has no Gloo";
-  }
-};
+class ShardedActor : public dist::test_ranks::GlooTest {};
 
 TEST_F(ShardedActor, EqualsOneRankReshardingAfterForward) { expect_equal_to_one_rank({}); }
 
