@@ -86,7 +86,8 @@ for key in student_mass teacher_mass overlap_ratio; do
   grep -qF "actor/distillation/$key" "$work/topk.jsonl" || fail "forward_kl_topk logs no $key"
 done
 
-# --- 1b. Two Gloo ranks (sharded, the teacher scoring each rank's slice) equal one rank ----------
+# --- 1b. Two Gloo ranks (student and teacher sharded, the teacher scoring each rank's slice) equal
+# one rank -------------------------------------------------------------------------------------------
 # One mini-batch per step, two PPO epochs, no balance_batch: the micro-batches are the same rows on
 # 1 and 2 ranks, so every actor/val metric agrees within 1e-6 (relative). Weights within 1e-5: Adam's
 # m/sqrt(v) magnifies fp32 reduction-order differences of near-zero gradients; at lr 8e-5 the
@@ -104,6 +105,8 @@ for mode in k1 forward_kl_topk; do
         "${demo[@]}" "${same[@]}" "${loss[@]}" trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/two_$mode" 2>&1)
   rc=$?
   [ "$rc" -eq 0 ] || fail "2-rank $mode (exit $rc): $(tail -5 <<<"$out")"
+  grep -qF "teacher teacher_model: parameters on rank 0 of 2 (sharded)" <<<"$out" ||
+    fail "2-rank $mode: the colocated teacher is not sharded over the ranks"
   PYTHONPATH="$SRC/tests/e2e" python3 - "$work/one_$mode" "$work/two_$mode" "$mode" <<'PY' || fail "2-rank $mode differs from 1 rank"
 import sys
 from compare_runs import steps_of, tensors_of

@@ -75,4 +75,23 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
   return {in_batch_order(ids, pieces), in_batch_order(log_probs, pieces)};
 }
 
+at::Tensor Scorer::reverse_kl(const data::Batch& batch, const model::CausalLM& student,
+                              double student_temperature, const dist::Communicator& dp) const {
+  c10::AutoGradMode no_grad(false);
+  const ReshardAtExit reshard{sharded_.get()};
+  const bool packed = settings_.forward.remove_padding;
+  std::vector<at::Tensor> grids;
+  const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp);
+  for (const auto& rows : pieces) {
+    const data::Batch piece = batch.select(rows);
+    const ResponseHidden s = response_hidden(student, piece, packed);
+    const ResponseHidden t = response_hidden(model_, piece, packed);
+    const at::Tensor kl = model::chunked_kl_divergence(
+        s.hidden, student.lm_head_weight(), student_temperature, t.hidden, model_.lm_head_weight(),
+        settings_.forward.temperature, settings_.forward.chunk_tokens);
+    grids.push_back(scatter_to_grid(kl, s));
+  }
+  return in_batch_order(grids, pieces);
+}
+
 }  // namespace verlpp::engine

@@ -68,6 +68,15 @@ class Scorer {
   ResponseTopk topk(const data::Batch& batch, std::int64_t k,
                     const dist::Communicator& dp = {}) const;
 
+  // fp32 [B, R] on the student's device, 0 beyond each response: at every response token
+  // KL(student || this model) over the whole vocabulary (model::chunked_kl_divergence), the student
+  // (full weights) at `student_temperature`, this model at forward.temperature; no gradients,
+  // micro-batched by `micro` (counts equalised over `dp`).
+  at::Tensor reverse_kl(const data::Batch& batch, const model::CausalLM& student,
+                        double student_temperature, const dist::Communicator& dp = {}) const;
+
+  bool sharded() const { return sharded_ != nullptr; }
+
  private:
   std::string role_;
   model::CausalLM model_;

@@ -128,8 +128,8 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   ctx.shape = decoder_shape(policy.config());
   if (c.distillation.enabled) {
     const model::VisionConfig* images = vision ? &*policy.config().vision : nullptr;
-    ctx.teachers =
-        std::make_unique<Teachers>(c, policy.config().vocab_size, images, ctx.device, env);
+    ctx.teachers = std::make_unique<Teachers>(c, policy.config().vocab_size, images, ctx.device,
+                                              env, ctx.world);
   }
   engine::ActorSettings actor = actor_settings(c);
   actor.dp = ctx.world;

@@ -1,7 +1,6 @@
 #include "verlpp/trainer/teachers.h"
 
 #include <ATen/ATen.h>
-#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
@@ -15,8 +14,6 @@
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
-#include "verlpp/engine/response_forward.h"
-#include "verlpp/model/logprob.h"
 #include "verlpp/trainer/data_parallel.h"
 
 namespace verlpp::trainer {
@@ -101,8 +98,8 @@ void place_rows(std::vector<std::pair<std::string, at::Tensor>>& out, std::size_
 
 Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
                    const model::VisionConfig* images, const at::Device& student,
-                   const dist::LaunchEnv& env)
-    : teacher_key_(config.distillation.teacher_key), student_device_(student) {
+                   const dist::LaunchEnv& env, const dist::Communicator& world)
+    : teacher_key_(config.distillation.teacher_key), student_device_(student), world_(world) {
   const config::DistillationConfig& d = config.distillation;
   if (algo::distillation_uses_topk(d.distillation_loss.loss_mode)) {
     topk_ = d.distillation_loss.topk;
@@ -122,6 +119,9 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
     engine::ScorerSettings settings;
     settings.forward.remove_padding = config.model.use_remove_padding;
     settings.micro.max_tokens = t.inference.max_num_batched_tokens;
+    if (!several && device == student && world.size() > 1) {
+      settings.sharding = engine::fsdp::FsdpSettings{};
+    }
     model::CausalLM teacher = load_teacher(section, t, device, student_vocab, images);
     log_note(fmt::format("distillation: teacher {} ({}, {}) on {}{} in {}", name, *t.model_path,
                          model::model_type(teacher.config().architecture), device.str(),
@@ -129,7 +129,7 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
                          c10::toString(teacher.dtype())));
     entries_.push_back({several ? *t.key : "default",
                         std::make_unique<engine::Scorer>("teacher " + name, std::move(teacher),
-                                                         std::move(settings))});
+                                                         std::move(settings), world)});
   }
   if (entries_.empty()) throw Error("distillation.teacher_models: no teacher is configured");
 }
@@ -177,14 +177,15 @@ std::vector<std::pair<std::string, at::Tensor>> Teachers::query(const data::Batc
     if (rows[e].empty()) continue;
     const data::Batch part = batch.select(rows[e]);
     const engine::Scorer& scorer = *entries_[e].scorer;
+    const dist::Communicator dp = scorer.sharded() ? world_ : dist::Communicator{};
     if (topk_ > 0) {
-      const engine::ResponseTopk top = scorer.topk(part, topk_);
+      const engine::ResponseTopk top = scorer.topk(part, topk_, dp);
       place_rows(out, 0, "teacher_topk_ids", top.ids.to(student_device_), rows[e], batch.size());
       place_rows(out, 1, "teacher_topk_log_probs", top.log_probs.to(student_device_), rows[e],
                  batch.size());
     } else {
-      place_rows(out, 0, "teacher_log_prob", scorer.log_probs(part).to(student_device_), rows[e],
-                 batch.size());
+      place_rows(out, 0, "teacher_log_prob", scorer.log_probs(part, dp).to(student_device_),
+                 rows[e], batch.size());
     }
   }
   return out;
@@ -198,28 +199,14 @@ void Teachers::score(data::Batch& batch, const dist::Communicator& world) const 
 
 at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM& student,
                                 double temperature) const {
-  c10::AutoGradMode no_grad(false);
   const auto rows = route(batch, false);
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (std::size_t e = 0; e < entries_.size(); ++e) {
     if (rows[e].empty()) continue;
-    const data::Batch part = batch.select(rows[e]);
-    const engine::Scorer& scorer = *entries_[e].scorer;
-    const bool packed = scorer.settings().forward.remove_padding;
-    std::vector<at::Tensor> grids;
-    const auto pieces =
-        engine::micro_batch_indices(part.tensor("attention_mask"), scorer.settings().micro);
-    for (const auto& micro : pieces) {
-      const data::Batch piece = part.select(micro);
-      const engine::ResponseHidden s = engine::response_hidden(student, piece, packed);
-      const engine::ResponseHidden t = engine::response_hidden(scorer.model(), piece, packed);
-      const at::Tensor kl = model::chunked_kl_divergence(
-          s.hidden, student.lm_head_weight(), temperature, t.hidden,
-          scorer.model().lm_head_weight(), 1.0, scorer.settings().forward.chunk_tokens);
-      grids.push_back(engine::scatter_to_grid(kl, s).to(student_device_));
-    }
-    place_rows(out, 0, "reverse_kl", engine::in_batch_order(grids, pieces), rows[e], batch.size(),
-               NAN);
+    // Every rank scores the same whole batch here, so a sharded teacher's passes match up.
+    const at::Tensor kl =
+        entries_[e].scorer->reverse_kl(batch.select(rows[e]), student, temperature);
+    place_rows(out, 0, "reverse_kl", kl.to(student_device_), rows[e], batch.size(), NAN);
   }
   if (!out.empty()) return out.front().second;
   const at::Tensor responses = batch.tensor("responses");

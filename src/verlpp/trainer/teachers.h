@@ -11,8 +11,12 @@
 // Placement: on CUDA each rank's teachers sit on cuda:(LOCAL_WORLD_SIZE + LOCAL_RANK mod
 // distillation.n_gpus_per_node) when this host has that many more devices than ranks; otherwise
 // they are colocated with the student on the rank's own device (the one-GPU case). In
-// inference.dtype (rollout.dtype, bfloat16 by default) on CUDA, fp32 on the CPU. A teacher is
-// whole on one device: inference.tensor/expert_parallel_size only size the pool (layout check).
+// inference.dtype (rollout.dtype, bfloat16 by default) on CUDA, fp32 on the CPU.
+// inference.tensor/expert_parallel_size only size the pool (layout check). A single teacher
+// colocated with the students of several ranks is sharded over them as the reference policy is
+// (engine/scorer.h: each rank keeps 1/W of its weights, a pass gathers one layer at a time); a
+// teacher on devices of its own, and keyed teachers (whose rows per rank differ, so their passes
+// could not be matched over the ranks), are whole on every rank.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -42,21 +46,23 @@ class Teachers {
   // names the teacher and the first vision_config field that differs, or its missing
   // vision_config), else null.
   Teachers(const config::Config& config, std::int64_t student_vocab,
-           const model::VisionConfig* images, const at::Device& student,
-           const dist::LaunchEnv& env);
+           const model::VisionConfig* images, const at::Device& student, const dist::LaunchEnv& env,
+           const dist::Communicator& world);
 
   // Sets, on the whole batch of every rank, teacher_log_prob fp32 [B, R] (estimator loss modes)
   // or teacher_topk_ids int64 / teacher_topk_log_probs fp32 [B, R, k] (forward_kl_topk): each
   // rank scores its contiguous slice (data_parallel.h local_rows), the slices are all-gathered.
+  // `world` is the constructor's.
   // Throws verlpp::Error naming distillation.teacher_key and the row's uid and value when a row
   // matches no keyed teacher, or when the rows lack the teacher_key field.
   void score(data::Batch& batch, const dist::Communicator& world) const;
 
   // fp32 [B, R] on the student's device, 0 beyond each response: at every response token the
-  // reverse KL(student || the row's teacher) over the whole vocabulary (model::
-  // chunked_kl_divergence), the student at `temperature`, the teacher at 1; no gradients,
-  // micro-batched as the teachers' scoring is. For validation: rows that match no keyed teacher
-  // get NaN (validation data need not have a teacher). `student` must hold full weights.
+  // reverse KL(student || the row's teacher) over the whole vocabulary (engine::Scorer::
+  // reverse_kl), the student at `temperature`, the teacher at 1; no gradients, micro-batched as
+  // the teachers' scoring is. For validation: rows that match no keyed teacher get NaN
+  // (validation data need not have a teacher). `student` must hold full weights. Every rank
+  // calls it with the same batch.
   at::Tensor reverse_kl(const data::Batch& batch, const model::CausalLM& student,
                         double temperature) const;
 
@@ -77,6 +83,7 @@ class Teachers {
   bool keyed_ = false;     // the +teacher_models.<name>.key entries: routed by teacher_key
   std::int64_t topk_ = 0;  // 0: estimator modes (the actual tokens' log-probs)
   at::Device student_device_;
+  dist::Communicator world_;
 };
 
 }  // namespace verlpp::trainer

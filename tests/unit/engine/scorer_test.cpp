@@ -71,7 +71,30 @@ void expect_equal_to_whole(const Case& c) {
           1e-6);
       EXPECT_EQ(held_bytes(sharded.model()), 0) << "weights left gathered after the pass";
     }
+    // Validation's reverse KL: every rank scores the whole batch against another model.
+    const model::CausalLM student = testing::tiny_model(8);
+    const at::Tensor kl = whole.reverse_kl(batch, student, 0.7);
+    EXPECT_LT((sharded.reverse_kl(batch, student, 0.7, comm) - kl).abs().max().item<double>(),
+              1e-6);
+    EXPECT_EQ(held_bytes(sharded.model()), 0) << "weights left gathered after the reverse KL";
+    EXPECT_GT(kl.max().item<double>(), 1e-3) << "the two models do not differ";
   });
+}
+
+// KL(p || p) = 0: the model against itself at its own temperature, 0 beyond each response.
+TEST(Scorer, ReverseKlOfAModelAgainstItselfIsZero) {
+  const data::Batch batch = testing::tiny_batch();
+  ScorerSettings s = settings({});
+  s.forward.temperature = 1.0;
+  const Scorer scorer("teacher", testing::tiny_model(), s);
+  const at::Tensor kl = scorer.reverse_kl(batch, testing::tiny_model(), 1.0);
+  EXPECT_EQ(kl.sizes(), batch.tensor("responses").sizes());
+  EXPECT_LT(kl.abs().max().item<double>(), 1e-6);
+  const Scorer hotter("teacher", testing::tiny_model(), settings({}));  // at 0.7
+  const at::Tensor apart = hotter.reverse_kl(batch, testing::tiny_model(), 1.0);
+  const at::Tensor outside = batch.tensor("response_mask") == 0;
+  EXPECT_GT(apart.max().item<double>(), 1e-3);
+  EXPECT_EQ(apart.masked_select(outside).abs().max().item<double>(), 0.0);
 }
 
 class ShardedScorer : public dist::test_ranks::GlooTest {};
