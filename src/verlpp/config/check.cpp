@@ -14,7 +14,6 @@
 #include "verlpp/config/tokenizer_folder.h"
 #include "verlpp/config/unread_keys.h"
 #include "verlpp/config/validate.h"
-#include "verlpp/core/input_file.h"
 #include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
@@ -118,15 +117,15 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   report.config = bind_config(report.composed.root, &reads);
   const ModelConfig& model = report.config.model;
   const std::string config_path = expand_home(model.hf_config_path.value_or(model.path));
-  const std::optional<model::ModelShape> shape =
-      model::read_model_shape(config_path, report.model_note);
-  if (!shape && !nothing_at(model::model_config_file(config_path))) {
-    // Only an absent config.json is left unchecked (a hub id, a path on the launch machine).
+  const model::ModelShapeRead read = model::read_model_shape(config_path);
+  const std::optional<model::ModelShape>& shape = read.shape;
+  if (read.absent) {
+    report.model_note = read.why_not;  // only an absent config.json is left unchecked
+  } else if (!shape) {
     add_error(report.findings,
               model.hf_config_path ? "actor_rollout_ref.model.hf_config_path"
                                    : "actor_rollout_ref.model.path",
-              report.model_note, "fix or replace the model's config.json");
-    report.model_note.clear();
+              read.why_not, "fix or replace the model's config.json");
   }
   check_model_folder("actor_rollout_ref.model.path", model.path, "actor", report.findings);
   if (model.tokenizer_path) {

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "verlpp/config/home_path.h"
-#include "verlpp/core/input_file.h"
 
 namespace verlpp::config {
 namespace {
@@ -221,37 +220,23 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
   return layout;
 }
 
-// `section`.fsdp_size (-1 and 0 already read as the world): verl's HSDP mesh needs it to divide
-// the world; verlpp shards over all ranks or none.
 void check_fsdp_size(const std::string& section, std::int64_t fsdp_size, std::int64_t world,
                      Findings& out) {
-  if (world % fsdp_size != 0) {
-    add_error(out, section + ".fsdp_size",
-              fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh "
-                          "world/fsdp_size × fsdp_size)",
-                          fsdp_size, world),
-              fmt::format("{}.fsdp_size={}", section, std::gcd(fsdp_size, world)));
-  } else if (fsdp_size != 1 && fsdp_size != world) {
-    add_error(out, section + ".fsdp_size",
-              fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid sharding), "
-                          "which verlpp does not have",
-                          fsdp_size, world),
-              fmt::format("{}.fsdp_size=-1", section));
+  if (const auto problem = fsdp_size_problem(fsdp_size, world)) {
+    add_error(out, section + ".fsdp_size", problem->message,
+              fmt::format("{}.fsdp_size={}", section, problem->fix));
   }
 }
 
 // The FSDP engines beside the actor's: the reference policy's (sharded as the actor is) and the
 // critic's, when the run has them.
 void check_other_fsdp_sizes(const Config& config, std::int64_t world, Findings& out) {
-  const auto size_of = [world](const FsdpConfig& f) {
-    return f.sharding.fsdp_size <= 0 ? world : f.sharding.fsdp_size;
-  };
   if (need_reference_policy(config) && config.ref.engine.fsdp) {
-    check_fsdp_size("actor_rollout_ref.ref.fsdp_config", size_of(*config.ref.engine.fsdp), world,
-                    out);
+    check_fsdp_size("actor_rollout_ref.ref.fsdp_config", config.ref.engine.fsdp->sharding.fsdp_size,
+                    world, out);
   }
   if (need_critic(config) && config.critic.engine.fsdp) {
-    check_fsdp_size("critic.fsdp", size_of(*config.critic.engine.fsdp), world, out);
+    check_fsdp_size("critic.fsdp", config.critic.engine.fsdp->sharding.fsdp_size, world, out);
   }
 }
 
@@ -263,7 +248,7 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
   layout.strategy = config.actor.strategy;
   layout.ulysses_sp =
       std::max(f.ulysses_sequence_parallel_size, config.actor.ulysses_sequence_parallel_size);
-  layout.fsdp_size = f.fsdp_size <= 0 ? world : f.fsdp_size;
+  layout.fsdp_size = f.fsdp_size == 0 ? 0 : fsdp_group_size(f.fsdp_size, world);
   if (layout.ulysses_sp < 1 || world % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",
               fmt::format("ulysses sequence parallel size {} does not divide the world size {}",
@@ -273,7 +258,7 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
   } else {
     layout.dp = world / layout.ulysses_sp;
   }
-  check_fsdp_size(section, layout.fsdp_size, world, out);
+  check_fsdp_size(section, f.fsdp_size, world, out);
   if (model && layout.ulysses_sp > 1 && model->num_attention_heads % layout.ulysses_sp != 0) {
     add_error(out, section + ".ulysses_sequence_parallel_size",
               fmt::format("Ulysses size {} does not divide the model's {} attention heads",
@@ -352,15 +337,15 @@ InferenceLayout plan_inference(const std::string& name, const std::string& secti
 // error.
 void check_teacher_model(const std::string& section, const std::string& path,
                          const std::optional<model::ModelShape>& student, Findings& out) {
-  std::string why_not;
-  const std::optional<model::ModelShape> teacher = model::read_model_shape(path, why_not);
-  if (!teacher && nothing_at(model::model_config_file(path))) {
-    add_notice(out, section + ".model_path", "teacher not checked: " + why_not,
+  const model::ModelShapeRead read = model::read_model_shape(path);
+  const std::optional<model::ModelShape>& teacher = read.shape;
+  if (read.absent) {
+    add_notice(out, section + ".model_path", "teacher not checked: " + read.why_not,
                "`verlpp ppo` needs it there");
     return;
   }
   if (!teacher) {
-    add_error(out, section + ".model_path", "teacher: " + why_not,
+    add_error(out, section + ".model_path", "teacher: " + read.why_not,
               "fix or replace the teacher's config.json");
     return;
   }
@@ -459,6 +444,30 @@ std::string format_stages(const std::vector<std::int64_t>& stages) {
     i = j;
   }
   return out;
+}
+
+std::optional<FsdpSizeProblem> fsdp_size_problem(std::int64_t fsdp_size, std::int64_t world) {
+  if (fsdp_size == 0) {
+    return FsdpSizeProblem{
+        "fsdp_size 0 is not a size: verl builds its device mesh as (world / fsdp_size, "
+        "fsdp_size) and fails; -1 shards over all ranks",
+        -1};
+  }
+  if (fsdp_size < 0 || fsdp_size >= world || fsdp_size == 1) return std::nullopt;
+  if (world % fsdp_size != 0) {
+    return FsdpSizeProblem{fmt::format("fsdp_size {} does not divide the world size {} (HSDP mesh "
+                                       "world/fsdp_size × fsdp_size)",
+                                       fsdp_size, world),
+                           std::gcd(fsdp_size, world)};
+  }
+  return FsdpSizeProblem{fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid "
+                                     "sharding), which verlpp does not have",
+                                     fsdp_size, world),
+                         -1};
+}
+
+std::int64_t fsdp_group_size(std::int64_t fsdp_size, std::int64_t world) {
+  return fsdp_size < 0 || fsdp_size >= world ? world : fsdp_size;
 }
 
 Layout plan_layout(const Config& config, const std::optional<model::ModelShape>& model,

@@ -50,6 +50,18 @@ struct Layout {
   std::optional<model::ModelShape> model;
 };
 
+// An engine's fsdp_size as verl's create_device_mesh reads it (distributed.md §2.6): below 0 or at
+// least the world, one copy sharded over all ranks; 1, replicated; 0 fails in verl (the world is
+// divided by it); between 1 and the world, hybrid sharding, which verlpp does not have.
+// fsdp_group_size: the ranks one copy is sharded over (1 or the world) for a valid size;
+// fsdp_size_problem: what is wrong with any other, and the value that fixes it.
+struct FsdpSizeProblem {
+  std::string message;
+  std::int64_t fix = -1;
+};
+std::optional<FsdpSizeProblem> fsdp_size_problem(std::int64_t fsdp_size, std::int64_t world);
+std::int64_t fsdp_group_size(std::int64_t fsdp_size, std::int64_t world);
+
 // Whether the run needs a reference policy / a critic (verl/trainer/ppo/utils.py).
 bool need_reference_policy(const Config& config);
 bool need_critic(const Config& config);

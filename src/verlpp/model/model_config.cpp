@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/json_file.h"
 
 namespace verlpp::model {
@@ -706,7 +707,9 @@ std::string model_config_file(const std::string& path) {
   return path.ends_with(".json") ? path : (std::filesystem::path(path) / "config.json").string();
 }
 
-std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not) {
+namespace {
+
+std::optional<ModelShape> shape_of(const std::string& path, std::string& why_not) {
   const std::filesystem::path file = model_config_file(path);
   json parsed;
   try {
@@ -767,6 +770,15 @@ std::optional<ModelShape> read_model_shape(const std::string& path, std::string&
     }
   }
   return shape;
+}
+
+}  // namespace
+
+ModelShapeRead read_model_shape(const std::string& path) {
+  ModelShapeRead read;
+  read.shape = shape_of(path, read.why_not);
+  read.absent = !read.shape && nothing_at(model_config_file(path));
+  return read;
 }
 
 }  // namespace verlpp::model

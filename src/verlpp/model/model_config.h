@@ -180,9 +180,18 @@ struct ModelShape {
 // The config file of a model path: DIR/config.json, or the path itself when it is a .json file.
 std::string model_config_file(const std::string& path);
 
-// Reads model_config_file(path). Returns nullopt and sets `why_not` when the file is absent, not
-// valid JSON, refused by parse_model_config (as `verlpp ppo` would refuse it) or lacks
-// num_hidden_layers / num_attention_heads; num_key_value_heads defaults to the head count.
-std::optional<ModelShape> read_model_shape(const std::string& path, std::string& why_not);
+// What read_model_shape found: the shape, or why there is none; `absent` when nothing is at the
+// config file (a hub id, a path on another machine: `check` notes it), as opposed to a file that
+// is there but broken (an error).
+struct ModelShapeRead {
+  std::optional<ModelShape> shape;
+  std::string why_not;
+  bool absent = false;
+};
+
+// Reads model_config_file(path). No shape when the file is absent, not valid JSON, refused by
+// parse_model_config (as `verlpp ppo` would refuse it) or lacks num_hidden_layers /
+// num_attention_heads; num_key_value_heads defaults to the head count.
+ModelShapeRead read_model_shape(const std::string& path);
 
 }  // namespace verlpp::model

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "verlpp/config/layout.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
@@ -50,13 +51,11 @@ RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_
 std::optional<engine::fsdp::FsdpSettings> sharding_settings(const config::ShardingConfig& config,
                                                             std::int64_t world,
                                                             const std::string& section) {
-  const std::int64_t size = config.fsdp_size <= 0 ? world : config.fsdp_size;
-  if (size != 1 && size != world) {
-    throw Error(section + ".fsdp_size: " + std::to_string(config.fsdp_size) +
-                " shards over part of the " + std::to_string(world) +
-                " ranks (hybrid sharding), which verlpp does not have; use -1 (all ranks) or 1 "
-                "(replicated)");
+  if (const auto problem = config::fsdp_size_problem(config.fsdp_size, world)) {
+    throw Error(fmt::format("{}.fsdp_size: {} (set {}.fsdp_size={})", section, problem->message,
+                            section, problem->fix));
   }
+  const std::int64_t size = config::fsdp_group_size(config.fsdp_size, world);
   if (!(size > 1 || config.param_offload)) return std::nullopt;
   engine::fsdp::FsdpSettings settings;
   settings.reshard_after_forward = config.reshard_after_forward;

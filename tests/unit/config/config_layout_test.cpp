@@ -35,10 +35,8 @@ struct Planned {
 Planned plan(const std::string& config_name, const std::vector<std::string>& overrides) {
   Planned out;
   out.config = bind_config(compose_config({std::nullopt, config_name, overrides}).root);
-  std::string why_not;
-  const std::optional<model::ModelShape> model =
-      model::read_model_shape(out.config.model.path, why_not);
-  out.layout = plan_layout(out.config, model, out.findings);
+  out.layout =
+      plan_layout(out.config, model::read_model_shape(out.config.model.path).shape, out.findings);
   return out;
 }
 
@@ -372,8 +370,9 @@ TEST(MegatronMoeLoadBalancing, OtherBalancingTypesAreRefusedByName) {
 }
 
 // The reference policy and the critic shard as the actor does, so their fsdp_size follows the
-// actor's rule (4 ranks: 2 is hybrid sharding, 3 does not divide 4, gcd(3, 4) = 1 is the fix);
-// an engine the run does not have is not judged.
+// actor's rule (4 ranks: 2 is hybrid sharding, 3 does not divide 4, gcd(3, 4) = 1 is the fix; 8
+// is the whole world, as verl reads it; 0 is refused); an engine the run does not have is not
+// judged.
 TEST(OtherFsdpEngines, RefAndCriticFsdpSizesFollowTheActorsRule) {
   const std::vector<std::string> base = {"actor_rollout_ref.rollout.name=vllm",
                                          "trainer.n_gpus_per_node=4"};
@@ -400,6 +399,17 @@ TEST(OtherFsdpEngines, RefAndCriticFsdpSizesFollowTheActorsRule) {
                                     "algorithm.use_kl_in_reward=false", ref_key + "=2"}),
                               ref_key)
                   .empty());
+  // verl's reading (distributed.md §2.6): at least the world shards over all ranks; 0 fails there.
+  EXPECT_TRUE(
+      errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=true", ref_key + "=8"}), ref_key)
+          .empty());
+  const auto zero =
+      errors_with_key(with({"actor_rollout_ref.actor.use_kl_loss=true", ref_key + "=0"}), ref_key);
+  ASSERT_EQ(zero.size(), 1u);
+  EXPECT_EQ(zero[0].fix, "actor_rollout_ref.ref.fsdp_config.fsdp_size=-1");
+  const std::string actor_key = "actor_rollout_ref.actor.fsdp_config.fsdp_size";
+  EXPECT_TRUE(errors_with_key(with({actor_key + "=16"}), actor_key).empty());
+  EXPECT_EQ(errors_with_key(with({actor_key + "=0"}), actor_key).size(), 1u);
   const auto critic = errors_with_key(
       with({"algorithm.adv_estimator=gae", "critic.fsdp.fsdp_size=2"}), "critic.fsdp.fsdp_size");
   ASSERT_EQ(critic.size(), 1u);
