@@ -79,6 +79,18 @@ Node default_tree(const ConfigRequest& request) {
   }
 }
 
+// The models that embed the tokenizer's ids, with their config.json vocab_size where readable.
+std::vector<VocabReader> vocab_readers(const Config& config,
+                                       const std::optional<model::ModelShape>& actor) {
+  std::vector<VocabReader> readers;
+  if (actor && actor->vocab_size) readers.push_back({"the model", *actor->vocab_size});
+  if (need_critic(config)) {
+    const auto critic = model::read_model_shape(expand_home(config.critic.model.path)).shape;
+    if (critic && critic->vocab_size) readers.push_back({"the critic", *critic->vocab_size});
+  }
+  return readers;
+}
+
 }  // namespace
 
 void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
@@ -135,7 +147,7 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   check_tokenizer_folder(model.tokenizer_path ? "actor_rollout_ref.model.tokenizer_path"
                                               : "actor_rollout_ref.model.path",
                          model.tokenizer_path.value_or(model.path),
-                         shape ? shape->vocab_size : std::nullopt, report.findings);
+                         vocab_readers(report.config, shape), report.findings);
   check_custom_chat_template("actor_rollout_ref.model.custom_chat_template",
                              model.custom_chat_template, report.findings);
   if (need_critic(report.config)) {

@@ -7,11 +7,13 @@
 
 #include "verlpp/config/check.h"
 #include "verlpp/config/custom_chat_template.h"
+#include "verlpp/config/home_path.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
 #include "verlpp/config/tokenizer_folder.h"
 #include "verlpp/config/validate.h"
+#include "verlpp/model/model_config.h"
 
 namespace verlpp::config {
 namespace {
@@ -247,9 +249,12 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
     check_model_folder("model.tokenizer_path", *report.config.model.tokenizer_path, "actor",
                        report.findings);
   }
+  std::vector<VocabReader> readers;
+  const auto model = model::read_model_shape(expand_home(report.config.model.path)).shape;
+  if (model && model->vocab_size) readers.push_back({"the model", *model->vocab_size});
   check_tokenizer_folder(report.config.model.tokenizer_path ? "model.tokenizer_path" : "model.path",
                          report.config.model.tokenizer_path.value_or(report.config.model.path),
-                         std::nullopt, report.findings);
+                         readers, report.findings);
   check_custom_chat_template("model.custom_chat_template", report.config.model.custom_chat_template,
                              report.findings);
   refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);

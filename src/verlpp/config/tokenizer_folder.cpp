@@ -13,7 +13,7 @@
 namespace verlpp::config {
 
 void check_tokenizer_folder(const std::string& key, const std::string& path,
-                            std::optional<std::int64_t> model_vocab_size, Findings& out) {
+                            const std::vector<VocabReader>& readers, Findings& out) {
   const std::string dir = expand_home(path);
   if (!hf_folder_error(dir).empty()) return;
   const std::string tokenizer_json = (std::filesystem::path(dir) / "tokenizer.json").string();
@@ -31,12 +31,14 @@ void check_tokenizer_folder(const std::string& key, const std::string& path,
     add_error(out, key, e.what(), "fix or replace the tokenizer files of " + dir);
     return;
   }
-  if (model_vocab_size && vocab_size > *model_vocab_size) {
+  for (const VocabReader& model : readers) {
+    if (vocab_size <= model.vocab_size) continue;
     add_error(out, key,
-              fmt::format("the tokenizer of {} has ids up to {}, but the model's config.json "
-                          "vocab_size is {}: the tokenizer and the model do not match",
-                          dir, vocab_size - 1, *model_vocab_size),
-              "point the key at the model's own tokenizer");
+              fmt::format("the tokenizer of {} has ids up to {}, but {}'s config.json vocab_size "
+                          "is {}: the tokenizer and the model do not match",
+                          dir, vocab_size - 1, model.name, model.vocab_size),
+              fmt::format("use {}'s own tokenizer, or a model whose vocab_size is at least {}",
+                          model.name, vocab_size));
   }
 }
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "verlpp/config/finding.h"
 
@@ -17,9 +17,14 @@ namespace verlpp::config {
 // - a notice when its tokenizer.json is absent (a hub id, a path on the launch machine, a folder
 //   of config.json only): not checked, as an absent config.json is not;
 // - an error with the loader's message when the tokenizer does not load;
-// - an error when the tokenizer has ids the model's embedding lacks: its vocab_size (1 + its
-//   largest id) above `model_vocab_size`, config.json's vocab_size, when that is known.
+// - an error for each of `readers` (the models that embed its ids: the actor, a critic) whose
+//   embedding lacks some of its ids: the tokenizer's vocab_size (1 + its largest id) above the
+//   model's config.json vocab_size (an index error deep in the run otherwise).
+struct VocabReader {
+  std::string name;  // "the model", "the critic" (critic.model.path)
+  std::int64_t vocab_size = 0;
+};
 void check_tokenizer_folder(const std::string& key, const std::string& path,
-                            std::optional<std::int64_t> model_vocab_size, Findings& out);
+                            const std::vector<VocabReader>& readers, Findings& out);
 
 }  // namespace verlpp::config
