@@ -257,6 +257,23 @@ for target in launcher rank1; do
     fail "no checkpoint of the stopped step after SIGTERM to the $target: $(tail -5 "$log")"
 done
 
+# SIGKILL to the launcher (bt12: its ranks trained on as orphans): its end reaches each rank as
+# SIGTERM, so they stop after the step with a checkpoint, within a minute.
+launch_long orphans
+ranks_of_launcher="$(rank_pid 0) $(rank_pid 1)"
+kill -KILL "$launcher"
+wait "$launcher" 2>/dev/null
+for _ in $(seq 1 600); do
+  alive=0
+  for pid in $ranks_of_launcher; do kill -0 "$pid" 2>/dev/null && alive=1; done
+  [ "$alive" -eq 0 ] && break
+  sleep 0.1
+done
+[ "$alive" -eq 0 ] || { fail "ranks still run a minute after the launcher was killed"; kill -KILL $ranks_of_launcher; }
+stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint saved); exit status 143$/\1/p' "$work/orphans.log" | head -1)
+[ -n "$stopped" ] && [ "$(cat "$work/orphans/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
+  fail "no checkpoint of the stopped step after the launcher was killed: $(tail -5 "$work/orphans.log")"
+
 # 2 ranks generate what 1 rank does: with VLLM_BATCH_INVARIANT=1 every logit is the same whatever
 # the rank's batch, so the step's 32-token responses and their scores are equal (the dumps). A
 # wider model than above (hidden 128): without the mode 1 of its 8 responses differed between 1

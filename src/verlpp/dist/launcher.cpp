@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,9 +90,15 @@ std::map<std::string, std::string> rank_environment(const LaunchOptions& o, int 
 
 pid_t spawn(const std::string& program, const std::vector<std::string>& arguments,
             const std::map<std::string, std::string>& env) {
+  const pid_t launcher = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw Error(fmt::format("verlpp launch: fork failed: {}", std::strerror(errno)));
   if (pid > 0) return pid;
+  // A rank outlives no launcher (bt12: after `kill -9` of the launcher the ranks trained on as
+  // orphans): its end reaches the rank as SIGTERM, which stops a trainer after the step with a
+  // checkpoint; a launcher already gone before this line means the same.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != launcher) _exit(128 + SIGTERM);
   for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
