@@ -7,8 +7,10 @@
 #include <iostream>
 #include <vector>
 
+#include "verlpp/config/home_path.h"
 #include "verlpp/core/host_memory.h"
 #include "verlpp/core/log.h"
+#include "verlpp/trainer/checkpoint_dir_lock.h"
 #include "verlpp/trainer/phase_timer.h"
 #include "verlpp/trainer/plot.h"
 #include "verlpp/trainer/ppo_checkpoint.h"
@@ -119,6 +121,7 @@ PpoRunSummary run_ppo(const config::CheckReport& report) {
                   c.data.train_batch_size, c.rollout.n));
   const RunPlacement placement = place_run(c.trainer.device, c.trainer.n_gpus_per_node,
                                            c.trainer.nnodes, std::chrono::seconds(c.nccl_timeout));
+  const CheckpointDirLock lock(config::expand_home(c.trainer.default_local_dir), placement.world);
   PpoContext ctx = make_ppo_context(report, placement);
   const config::TrainerConfig& t = ctx.config.trainer;
   Tracking tracking(t.project_name, t.experiment_name, t.logger);

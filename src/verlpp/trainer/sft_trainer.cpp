@@ -28,6 +28,7 @@
 #include "verlpp/tokenizer/tokenizer.h"
 #include "verlpp/trainer/adamw_settings.h"
 #include "verlpp/trainer/checkpoint_dir.h"
+#include "verlpp/trainer/checkpoint_dir_lock.h"
 #include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/flops.h"
 #include "verlpp/trainer/placement.h"
@@ -228,6 +229,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   compat::set_cpu_threads(0);
   const RunPlacement placement = place_run(config.trainer.device, config.trainer.n_gpus_per_node,
                                            config.trainer.nnodes, kSftCollectiveTimeout);
+  const CheckpointDirLock lock(config::expand_home(config.trainer.default_local_dir),
+                               placement.world);
   const at::Device device = placement.device;
   const at::ScalarType dtype =
       trainer_compute_dtype(config.engine_dtype, "engine.dtype", device.is_cuda());
