@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <string_view>
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
@@ -297,18 +298,22 @@ void Optimizer::save(const std::string& folder) const {
 
 namespace {
 
-// W of a file named optim_world_size_W_rank_0.safetensors, else 0.
-std::int64_t world_of_first_shard(const std::string& name) {
-  const std::string prefix = "optim_world_size_", suffix = "_rank_0.safetensors";
-  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+// W of a file named optim_world_size_W_rank_R.safetensors (R < W), else 0: any rank's file tells
+// the world the state was saved over, so a missing rank 0 is named as such (bt12).
+std::int64_t world_of_shard(const std::string& name) {
+  const std::string prefix = "optim_world_size_", middle = "_rank_", suffix = ".safetensors";
+  if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + suffix.size() ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return 0;
   }
-  std::int64_t world = 0;
-  const char* first = name.data() + prefix.size();
   const char* last = name.data() + name.size() - suffix.size();
-  const auto [end, error] = std::from_chars(first, last, world);
-  return error == std::errc() && end == last && world > 0 ? world : 0;
+  std::int64_t world = 0, rank = -1;
+  const auto [after_world, e1] = std::from_chars(name.data() + prefix.size(), last, world);
+  if (e1 != std::errc() || !std::string_view(after_world, last - after_world).starts_with(middle)) {
+    return 0;
+  }
+  const auto [end, e2] = std::from_chars(after_world + middle.size(), last, rank);
+  return e2 == std::errc() && end == last && world > 0 && rank >= 0 && rank < world ? world : 0;
 }
 
 // The shard files of the state in `folder`: optim_world_size_W_rank_{0..W-1}, or optimizer.bin.
@@ -321,7 +326,7 @@ std::vector<model::SafetensorsFile> open_state(const fs::path& folder, bool lega
   std::int64_t world = 0;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(folder, error)) {
-    if (world == 0) world = world_of_first_shard(entry.path().filename().string());
+    if (world == 0) world = world_of_shard(entry.path().filename().string());
   }
   if (world == 0) {
     throw Error("cannot read optimizer state " + (folder / shard_file_name(1, 0)).string() +

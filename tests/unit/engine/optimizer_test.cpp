@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "common/error_of.h"
+#include "common/temp_dir.h"
 #include "verlpp/core/device.h"
 #include "verlpp/core/error.h"
 
@@ -141,6 +143,28 @@ TEST(Optimizer, SaveAndLoadContinueIdentically) {
   EXPECT_THROW(third.load(path), Error);
   EXPECT_THROW(third.load(path + ".missing"), Error);
   std::filesystem::remove_all(dir, error);
+}
+
+// A state saved over 2 ranks whose rank-0 file is gone is named as that file (bt12: the message
+// named a world-size-1 file that never existed); a folder without any shard names both.
+TEST(Optimizer, AMissingShardIsNamedWithTheWorldItWasSavedOver) {
+  const verlpp::testing::TempDir temp;
+  at::Tensor a = parameter({1.0, -1.0});
+  Optimizer saved({a}, config_with(0.05, 0.01, 1.0), 10);
+  saved.save(temp.path());
+  std::filesystem::create_directories(temp.path("two"));
+  std::filesystem::copy_file(temp.path("optim_world_size_1_rank_0.safetensors"),
+                             temp.path("two/optim_world_size_2_rank_1.safetensors"));
+  Optimizer loader({parameter({0.0, 0.0})}, config_with(0.05, 0.01, 1.0), 10);
+  EXPECT_EQ(verlpp::testing::error_of([&] { loader.load(temp.path("two")); }),
+            "cannot read optimizer state " +
+                temp.path("two/optim_world_size_2_rank_0.safetensors") +
+                ": no such file (the state was saved over 2 ranks)");
+  std::filesystem::create_directories(temp.path("none"));
+  EXPECT_EQ(verlpp::testing::error_of([&] { loader.load(temp.path("none")); }),
+            "cannot read optimizer state " +
+                temp.path("none/optim_world_size_1_rank_0.safetensors") +
+                ": no such file (nor optim_world_size_W_rank_0 of another world size W)");
 }
 
 // torch.optim.AdamW skips a parameter whose grad is None: it keeps its value (no weight decay)
