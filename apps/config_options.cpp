@@ -15,6 +15,13 @@ void add_config_options(CLI::App& command, config::ConfigRequest& request) {
                      "verl overrides: key=value, +key=value, ++key=value, ~key");
 }
 
+void print_notices(const std::string& command, const config::Findings& findings) {
+  for (const auto& f : findings) {
+    if (f.severity != config::Finding::Severity::notice) continue;
+    std::cerr << "verlpp " << command << ": note: " << f.key << ": " << f.message << "\n";
+  }
+}
+
 void print_ignored_keys(const std::string& command, const std::vector<std::string>& keys) {
   for (const std::string& key : keys) {
     std::cerr << "verlpp " << command << ": note: " << key

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "verlpp/config/compose.h"
+#include "verlpp/config/finding.h"
 
 namespace CLI {
 class App;
@@ -15,6 +16,10 @@ namespace verlpp::apps {
 // Adds --config-path, --config-name and the positional verl overrides (key=value ...) to `command`,
 // bound to `request`, which must outlive parsing.
 void add_config_options(CLI::App& command, config::ConfigRequest& request);
+
+// One stderr line per notice of a valid config ("verlpp COMMAND: note: KEY: MESSAGE"), as `check`
+// lists them, before a run starts.
+void print_notices(const std::string& command, const config::Findings& findings);
 
 // One stderr note per key the user set that verlpp accepts and does not act on (the report's
 // `ignored`), "verlpp COMMAND: note: KEY: accepted but ignored ...", before a run starts.

@@ -7,6 +7,7 @@
 #include "config_options.h"
 #include "verlpp/config/check.h"
 #include "verlpp/demo/demo.h"
+#include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_trainer.h"
 #include "verlpp/trainer/signals.h"
 
@@ -26,10 +27,13 @@ Command add_ppo_command(CLI::App& app) {
           return 0;
         }
         const auto report = config::check_config(*request);
+        const config::TrainerConfig& t = report.config.trainer;
+        trainer::check_launched_world(t.n_gpus_per_node, t.nnodes);
         if (!report.valid()) {
           std::cout << config::format_report(report);
           return 1;
         }
+        print_notices("ppo", report.findings);
         print_ignored_keys("ppo", report.ignored);
         return trainer::stopped_exit_code(trainer::run_ppo(report).stop_signal);
       }};

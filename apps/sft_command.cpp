@@ -11,6 +11,7 @@
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
 #include "verlpp/core/log.h"
+#include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/sft_trainer.h"
 #include "verlpp/trainer/signals.h"
 
@@ -48,6 +49,8 @@ void print_summary(const trainer::SftRunSummary& summary) {
 
 int run(const config::ConfigRequest& request) {
   const config::SftCheckReport report = config::check_sft_config(request);
+  trainer::check_launched_world(report.config.trainer.n_gpus_per_node,
+                                report.config.trainer.nnodes);
   print_ignored_keys("sft", report.ignored);
   if (report_findings(report.findings)) return 1;
   const trainer::SftRunSummary summary = trainer::run_sft(report.config);

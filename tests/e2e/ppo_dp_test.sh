@@ -190,6 +190,12 @@ out=$("$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=2 trainer.default_loc
 out=$(RANK=0 WORLD_SIZE=3 "$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/x" 2>&1); rc=$?
 [ "$rc" -eq 1 ] && grep -qF "but this run has 3 (WORLD_SIZE=3 from torchrun)" <<<"$out" ||
   fail "WORLD_SIZE 3 against 2 GPUs (exit $rc): $out"
+# The world comes first, before problems judged for the configured 8 ranks (bt12: a 2-rank launch of
+# an 8-GPU config was told to change its micro-batch size).
+out=$(RANK=0 WORLD_SIZE=2 "$VERLPP" ppo "${common[@]}" trainer.n_gpus_per_node=8 trainer.default_local_dir="$work/x" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && grep -qF "= 8 ranks, but this run has 2 (WORLD_SIZE=2 from torchrun)" <<<"$out" &&
+  ! grep -qF "ppo_micro_batch_size_per_gpu" <<<"$out" ||
+  fail "WORLD_SIZE 2 against an 8-GPU config (exit $rc): $out"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(30)" &
 listener=$!

@@ -20,16 +20,31 @@ namespace verlpp::config {
 namespace {
 
 // verl's model-parallel layouts are checked as verl would, but verlpp runs every engine as sharded
-// data parallelism over all ranks.
-constexpr const char* kShardedNote =
-    "    verlpp trains this as sharded data parallelism (FSDP-style) over all ranks: no tensor, "
-    "pipeline, context, expert or sequence parallelism yet; the layout above is verl's, checked\n";
+// data parallelism over all ranks: a notice (which `ppo` prints too) where the layout asks for
+// more.
+void note_sharded_layout(const Layout& l, Findings& out) {
+  std::string key;
+  if (l.actor_megatron) {
+    const MegatronLayout& m = *l.actor_megatron;
+    if (m.tp * m.pp * m.cp * m.ep * m.etp > 1) key = "actor_rollout_ref.actor.megatron";
+  } else if (l.actor_fsdp) {
+    const FsdpLayout& f = *l.actor_fsdp;
+    if (f.ulysses_sp > 1 || f.turbo_ep > 1 || f.turbo_ulysses > 1) {
+      key = "actor_rollout_ref.actor.fsdp_config";
+    }
+  }
+  if (key.empty()) return;
+  add_notice(out, key,
+             fmt::format("verlpp trains this as sharded data parallelism (FSDP-style) over all "
+                         "ranks (dp {}): no tensor, pipeline, context, expert or sequence "
+                         "parallelism yet; the layout `check` prints is verl's, checked",
+                         l.world));
+}
 
 std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
   std::string out = fmt::format(
       "  {} (megatron): tp {} · pp {} · cp {} → dp {}; experts: ep {} · etp {} → expert-dp {}\n",
       role, m.tp, m.pp, m.cp, m.dp, m.ep, m.etp, m.expert_dp);
-  if (m.tp * m.pp * m.cp * m.ep * m.etp > 1) out += kShardedNote;
   if (m.vpp > 1) out += fmt::format("    virtual pipeline stages: {}\n", m.vpp);
   if (!m.layers_per_stage.empty()) {
     std::int64_t total = 0;
@@ -155,6 +170,7 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
                        report.findings);
   }
   report.layout = plan_layout(report.config, shape, report.findings);
+  note_sharded_layout(report.layout, report.findings);
   validate_config(report.config, report.layout, report.findings);
   report.ignored = ignored_keys(report.composed.user_keys);
   refuse_unread_keys(report.composed, reads, request, report.findings, report.ignored);
@@ -196,7 +212,6 @@ std::string format_report(const CheckReport& r) {
       out += fmt::format("    fsdp_turbo: fully_shard {} · ep {} · ulysses {}\n",
                          f.turbo_fully_shard, f.turbo_ep, f.turbo_ulysses);
     }
-    if (f.ulysses_sp > 1 || f.turbo_ep > 1 || f.turbo_ulysses > 1) out += kShardedNote;
   }
   if (l.actor_megatron) out += megatron_lines("actor", *l.actor_megatron);
   if (l.ref_megatron) out += megatron_lines("ref", *l.ref_megatron);

@@ -194,8 +194,14 @@ Communicator Communicator::join(const LaunchEnv& env, at::Device device,
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error(fmt::format("rank {}: cannot create the {} process group of {} ranks: {}", env.rank,
-                            impl->name, env.world_size, first_line(e.what())));
+    // bt12: a lone rank of WORLD_SIZE=2 said only "Socket Timeout".
+    throw Error(fmt::format(
+        "rank {}: cannot create the {} process group of {} ranks: {} (it waited up to {} s at "
+        "{}:{} for every rank to join; start all {} ranks with this MASTER_ADDR/MASTER_PORT, or "
+        "check that they reach it)",
+        env.rank, impl->name, env.world_size, first_line(e.what()),
+        std::chrono::duration_cast<std::chrono::seconds>(timeout).count(), env.master_addr,
+        env.master_port, env.world_size));
   }
   out.impl_ = std::move(impl);
   out.barrier();

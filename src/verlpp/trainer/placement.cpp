@@ -37,6 +37,13 @@ at::Device rank_device(const dist::LaunchEnv& env, const std::string& requested)
 
 }  // namespace
 
+void check_launched_world(std::int64_t n_gpus_per_node, std::int64_t nnodes) {
+  const dist::LaunchEnv env = dist::launch_env_from_environment();
+  if (!env.launched) return;  // a single process: place_run judges it after the device
+  set_log_rank(env.rank, env.world_size);
+  check_world(env, n_gpus_per_node, nnodes);
+}
+
 RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_per_node,
                        std::int64_t nnodes, std::chrono::milliseconds timeout) {
   RunPlacement out;

@@ -23,6 +23,13 @@ struct RunPlacement {
   dist::Communicator world;                  // no c10d group for an unlaunched process
 };
 
+// Throws verlpp::Error, as place_run does, when this launched process (RANK/WORLD_SIZE set) has
+// another number of ranks than n_gpus_per_node × nnodes; a single process is left to place_run.
+// The commands ask it before they report the config's problems, which are judged for the
+// configured world (bt12: a 2-rank launch of an 8-GPU config was first told to change its
+// micro-batch size).
+void check_launched_world(std::int64_t n_gpus_per_node, std::int64_t nnodes);
+
 // Reads the launch environment (dist::launch_env_from_environment), sets the log rank, picks the
 // device from `requested_device` (trainer.device, as select_device does) and, for a launched run,
 // joins the c10d group with `timeout`. Throws verlpp::Error naming both numbers when

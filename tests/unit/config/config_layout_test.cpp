@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/check.h"
 #include "verlpp/config/compose.h"
 #include "verlpp/config/finding.h"
 #include "verlpp/config/layout.h"
@@ -429,6 +430,31 @@ TEST(MegatronOffload, ParamAndOptimizerOffloadAreRead) {
   EXPECT_TRUE(c.actor.engine.megatron->optimizer_offload);
   EXPECT_TRUE(c.ref.engine.megatron->param_offload);
   EXPECT_FALSE(c.ref.engine.megatron->optimizer_offload);
+}
+
+// A Megatron layout with model parallelism is trained as sharded data parallelism: a notice that
+// `ppo` prints too (bt12: ppo said nothing about pp 2 running as dp 2).
+TEST(ShardedLayoutNotice, ModelParallelSizesAreNoted) {
+  auto notices = [](const std::string& tp) {
+    ConfigRequest request;
+    request.config_name = "ppo_megatron_trainer";
+    request.overrides = {"actor_rollout_ref.rollout.name=vllm", "trainer.n_gpus_per_node=2",
+                         kActorMegatron + ".tensor_model_parallel_size=" + tp};
+    std::vector<std::string> out;
+    for (const auto& f : check_config(request).findings) {
+      if (f.severity == Finding::Severity::notice && f.key == kActorMegatron) {
+        out.push_back(f.message);
+      }
+    }
+    return out;
+  };
+  const auto tp2 = notices("2");
+  ASSERT_EQ(tp2.size(), 1u);
+  EXPECT_EQ(tp2[0],
+            "verlpp trains this as sharded data parallelism (FSDP-style) over all ranks (dp 2): "
+            "no tensor, pipeline, context, expert or sequence parallelism yet; the layout `check` "
+            "prints is verl's, checked");
+  EXPECT_TRUE(notices("1").empty());
 }
 
 }  // namespace
