@@ -3,6 +3,7 @@
 // comment next to it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -415,6 +416,18 @@ TEST(OtherFsdpEngines, RefAndCriticFsdpSizesFollowTheActorsRule) {
       with({"algorithm.adv_estimator=gae", "critic.fsdp.fsdp_size=2"}), "critic.fsdp.fsdp_size");
   ASSERT_EQ(critic.size(), 1u);
   EXPECT_EQ(critic[0].fix, "critic.fsdp.fsdp_size=-1");
+  // The critic's Ulysses size must divide the world (3 on 4 ranks: gcd 1 is the fix); 2 is trained
+  // as sharded data parallelism, a notice.
+  const std::string sp_key = "critic.ulysses_sequence_parallel_size";
+  const auto sp3 = errors_with_key(with({"algorithm.adv_estimator=gae", sp_key + "=3"}), sp_key);
+  ASSERT_EQ(sp3.size(), 1u);
+  EXPECT_EQ(sp3[0].message, "ulysses sequence parallel size 3 does not divide the world size 4");
+  EXPECT_EQ(sp3[0].fix, sp_key + "=1");
+  const Findings sp2 = with({"algorithm.adv_estimator=gae", sp_key + "=2"});
+  EXPECT_TRUE(errors_with_key(sp2, sp_key).empty());
+  EXPECT_TRUE(std::any_of(sp2.begin(), sp2.end(), [&](const Finding& f) {
+    return f.severity == Finding::Severity::notice && f.key == sp_key;
+  }));
 }
 
 // A Megatron engine's offload keys are read (verlpp applies them to its sharded engine); the ref's
