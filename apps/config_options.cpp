@@ -4,6 +4,8 @@
 #include <iostream>
 #include <string>
 
+#include "verlpp/core/log.h"
+
 namespace verlpp::apps {
 
 void add_config_options(CLI::App& command, config::ConfigRequest& request) {
@@ -16,6 +18,7 @@ void add_config_options(CLI::App& command, config::ConfigRequest& request) {
 }
 
 void print_notices(const std::string& command, const config::Findings& findings) {
+  if (!is_main_rank()) return;
   for (const auto& f : findings) {
     if (f.severity != config::Finding::Severity::notice) continue;
     std::cerr << "verlpp " << command << ": note: " << f.key << ": " << f.message << "\n";
@@ -23,6 +26,7 @@ void print_notices(const std::string& command, const config::Findings& findings)
 }
 
 void print_ignored_keys(const std::string& command, const std::vector<std::string>& keys) {
+  if (!is_main_rank()) return;
   for (const std::string& key : keys) {
     std::cerr << "verlpp " << command << ": note: " << key
               << ": accepted but ignored (an engine or Python-only setting)\n";

@@ -18,7 +18,7 @@ namespace verlpp::apps {
 void add_config_options(CLI::App& command, config::ConfigRequest& request);
 
 // One stderr line per notice of a valid config ("verlpp COMMAND: note: KEY: MESSAGE"), as `check`
-// lists them, before a run starts.
+// lists them, before a run starts; rank 0 only (this and print_ignored_keys).
 void print_notices(const std::string& command, const config::Findings& findings);
 
 // One stderr note per key the user set that verlpp accepts and does not act on (the report's

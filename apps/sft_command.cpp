@@ -23,7 +23,7 @@ bool report_findings(const config::Findings& findings) {
   bool errors = false;
   for (const auto& f : findings) {
     if (f.severity == config::Finding::Severity::notice) {
-      std::cerr << fmt::format("verlpp sft: note: {}: {}\n", f.key, f.message);
+      if (is_main_rank()) std::cerr << fmt::format("verlpp sft: note: {}: {}\n", f.key, f.message);
       continue;
     }
     errors = true;

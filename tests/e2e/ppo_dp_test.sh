@@ -94,8 +94,11 @@ actor_bytes=$(grep -oP 'actor: training state on rank 0 of 2 \(sharded\): parame
   fail "2-rank ref not sharded like the actor (ref '$ref_bytes' B, actor '$actor_bytes' B)"
 
 # 1b. The same run replicated (fsdp_size 1: gradients all-reduced) equals the sharded one.
-out=$(two rep2 actor_rollout_ref.actor.fsdp_config.fsdp_size=1); rc=$?
+out=$(two rep2 actor_rollout_ref.actor.fsdp_config.fsdp_size=1 actor_rollout_ref.rollout.disable_log_stats=false); rc=$?
 [ "$rc" -eq 0 ] || fail "2-rank replicated GRPO (exit $rc): $(tail -5 <<<"$out")"
+# Start-up notes come from rank 0 only (bt12: every rank printed them).
+[ "$(grep -c "ppo: note: actor_rollout_ref.rollout.disable_log_stats: accepted but ignored" <<<"$out")" = 1 ] ||
+  fail "2-rank run: expected the ignored-key note once: $(grep -F 'note:' <<<"$out")"
 grep -qF "actor: training state on rank 0 of 2 (replicated)" <<<"$out" || fail "fsdp_size=1 is not replicated: $out"
 compare "$work/rep2.jsonl" "$work/grpo2.jsonl" "$work/rep2" "$work/grpo2" '*' 1e-6 ||
   fail "2-rank sharded GRPO differs from replicated"
