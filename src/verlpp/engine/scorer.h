@@ -8,11 +8,12 @@
 // ranks as micro_batch_indices does). Never materialises [tokens, vocab] logits beyond one chunk
 // of forward.chunk_tokens rows (model::chunked_topk_logprobs).
 //
-// Sharded (the reference policy of several ranks, or of one with param_offload; verl wraps the
-// ref in FSDP as it wraps the actor, with ref.fsdp_config): each rank keeps its 1/W of every
-// weight between passes (engine/fsdp/sharded_model.h; on the CPU with param_offload) and a pass
-// gathers one layer at a time, freeing it after the layer; every rank of the group must then ask
-// together, with the group as `dp`.
+// Sharded (the reference policy of several ranks, or of one with param_offload, verl wrapping the
+// ref in FSDP as it wraps the actor, with ref.fsdp_config; a single distillation teacher colocated
+// with the students of several ranks): each rank keeps its 1/W of every weight between passes
+// (engine/fsdp/sharded_model.h; on the CPU with param_offload) and a pass gathers one layer at a
+// time, freeing it after the layer; every rank of the group must then ask together, with the group
+// as `dp`.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -54,6 +55,7 @@ class Scorer {
          const dist::Communicator& group = {});
 
   const std::string& role() const { return role_; }
+  // When sharded, the model's weights are freed between passes.
   const model::CausalLM& model() const { return model_; }
   const ScorerSettings& settings() const { return settings_; }
   // Bytes of weights this rank keeps between passes: its shards when sharded, else the model's.
