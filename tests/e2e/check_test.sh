@@ -197,6 +197,13 @@ run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_p
   engine.ulysses_sequence_parallel_size=3
 expect_rc 1 "sft ulysses 3"
 expect_has "engine.ulysses_sequence_parallel_size: 3 does not divide the 2 ranks" "sft ulysses 3"
+# engine.fsdp_size as verl reads it: 0 refused by check (bt12: only the run refused it), 3 on 2
+# ranks is all of them.
+run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_per_node=2 engine.fsdp_size=0
+expect_rc 1 "sft fsdp_size 0"
+expect_has "engine.fsdp_size: fsdp_size 0 is not a size" "sft fsdp_size 0"
+run "$VERLPP" check --no-print-config --config-name sft_trainer trainer.n_gpus_per_node=2 engine.fsdp_size=3
+expect_lacks "engine.fsdp_size" "sft fsdp_size 3"
 # Megatron overrides that change the MoE router or loss are refused, not dropped (report bt10:
 # moe_router_topk / moe_z_loss_coeff / num_moe_experts ran with no effect).
 run "$VERLPP" check --no-print-config --config-name ppo_megatron_trainer actor_rollout_ref.rollout.name=vllm \

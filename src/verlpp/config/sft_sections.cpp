@@ -8,6 +8,7 @@
 #include "verlpp/config/check.h"
 #include "verlpp/config/custom_chat_template.h"
 #include "verlpp/config/home_path.h"
+#include "verlpp/config/layout.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
 #include "verlpp/config/section.h"
@@ -224,6 +225,11 @@ Findings validate_sft_config(const SftConfig& config) {
   check_checkpoint_contents("checkpoint", config.checkpoint, out);
   check_data_parallel_split(config, out);
   check_ulysses(config, out);
+  // As the trainer reads it (bt12: fsdp_size 0 was refused only at run time, by every rank).
+  if (const auto problem = fsdp_size_problem(config.engine_sharding.fsdp_size, ranks_of(config))) {
+    add_error(out, "engine.fsdp_size", problem->message,
+              fmt::format("engine.fsdp_size={}", problem->fix));
+  }
   if (config.engine_dtype != "bfloat16" && config.engine_dtype != "float16" &&
       config.engine_dtype != "float32") {
     add_error(
