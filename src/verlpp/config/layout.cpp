@@ -221,6 +221,18 @@ MegatronLayout plan_megatron(const MegatronConfig& m, const std::string& section
   return layout;
 }
 
+// Whether a Ulysses size `sp` divides the world; an error on `key` (with the gcd as the fix) when
+// it does not.
+bool ulysses_divides_world(const std::string& key, std::int64_t sp, std::int64_t world,
+                           Findings& out) {
+  if (sp >= 1 && world % sp == 0) return true;
+  add_error(
+      out, key,
+      fmt::format("ulysses sequence parallel size {} does not divide the world size {}", sp, world),
+      fmt::format("{}={}", key, std::gcd(std::max<std::int64_t>(sp, 1), world)));
+  return false;
+}
+
 void check_fsdp_size(const std::string& section, std::int64_t fsdp_size, std::int64_t world,
                      Findings& out) {
   if (const auto problem = fsdp_size_problem(fsdp_size, world)) {
@@ -229,9 +241,9 @@ void check_fsdp_size(const std::string& section, std::int64_t fsdp_size, std::in
   }
 }
 
-// The FSDP engines beside the actor's: the reference policy's (sharded as the actor is) and the
-// critic's, when the run has them.
-void check_other_fsdp_sizes(const Config& config, std::int64_t world, Findings& out) {
+// The FSDP engines beside the actor's, when the run has them: the reference policy's fsdp_size
+// (sharded as the actor is) and the critic's fsdp_size and Ulysses size.
+void check_other_fsdp_engines(const Config& config, std::int64_t world, Findings& out) {
   if (need_reference_policy(config) && config.ref.engine.fsdp) {
     check_fsdp_size("actor_rollout_ref.ref.fsdp_config", config.ref.engine.fsdp->sharding.fsdp_size,
                     world, out);
@@ -243,12 +255,7 @@ void check_other_fsdp_sizes(const Config& config, std::int64_t world, Findings& 
     const std::string key = "critic.ulysses_sequence_parallel_size";
     const std::int64_t sp =
         std::max(config.critic.ulysses_sequence_parallel_size, f.ulysses_sequence_parallel_size);
-    if (sp < 1 || world % sp != 0) {
-      add_error(out, key,
-                fmt::format("ulysses sequence parallel size {} does not divide the world size {}",
-                            sp, world),
-                fmt::format("{}={}", key, std::gcd(std::max<std::int64_t>(sp, 1), world)));
-    } else if (sp > 1) {
+    if (ulysses_divides_world(key, sp, world, out) && sp > 1) {
       add_notice(out, key,
                  fmt::format("verlpp trains the critic as sharded data parallelism over all {} "
                              "ranks: no sequence parallelism yet",
@@ -265,14 +272,9 @@ FsdpLayout plan_fsdp(const Config& config, std::int64_t world,
   layout.strategy = config.actor.strategy;
   layout.ulysses_sp =
       std::max(f.ulysses_sequence_parallel_size, config.actor.ulysses_sequence_parallel_size);
-  layout.fsdp_size = f.fsdp_size == 0 ? 0 : fsdp_group_size(f.fsdp_size, world);
-  if (layout.ulysses_sp < 1 || world % layout.ulysses_sp != 0) {
-    add_error(out, section + ".ulysses_sequence_parallel_size",
-              fmt::format("ulysses sequence parallel size {} does not divide the world size {}",
-                          layout.ulysses_sp, world),
-              fmt::format("{}.ulysses_sequence_parallel_size={}", section,
-                          std::gcd(std::max<std::int64_t>(layout.ulysses_sp, 1), world)));
-  } else {
+  layout.fsdp_size = fsdp_group_size(f.fsdp_size, world);
+  if (ulysses_divides_world(section + ".ulysses_sequence_parallel_size", layout.ulysses_sp, world,
+                            out)) {
     layout.dp = world / layout.ulysses_sp;
   }
   check_fsdp_size(section, f.fsdp_size, world, out);
@@ -517,7 +519,7 @@ Layout plan_layout(const Config& config, const std::optional<model::ModelShape>&
     layout.actor_fsdp = plan_fsdp(config, layout.world, model, out);
     layout.actor_dp = layout.actor_fsdp->dp;
   }
-  check_other_fsdp_sizes(config, layout.world, out);
+  check_other_fsdp_engines(config, layout.world, out);
   const RolloutConfig& r = config.rollout;
   layout.rollout =
       plan_inference("rollout", "actor_rollout_ref.rollout", r.name, r.tensor_model_parallel_size,
