@@ -47,13 +47,17 @@ std::int64_t Scorer::parameter_bytes() const {
   return bytes;
 }
 
-at::Tensor Scorer::log_probs(const data::Batch& batch, const dist::Communicator& dp) const {
-  const ReshardAtExit reshard{sharded_.get()};
-  return compute_log_prob(model_, batch, settings_.micro, settings_.forward, false, dp).log_probs;
+dist::Communicator Scorer::count_group() const {
+  return sharded_ ? sharded_->group() : dist::Communicator{};
 }
 
-ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
-                          const dist::Communicator& dp) const {
+at::Tensor Scorer::log_probs(const data::Batch& batch) const {
+  const ReshardAtExit reshard{sharded_.get()};
+  return compute_log_prob(model_, batch, settings_.micro, settings_.forward, false, count_group())
+      .log_probs;
+}
+
+ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k) const {
   const std::int64_t vocab = model_.lm_head_weight().size(0);
   if (k < 1 || k > vocab) {
     throw Error(fmt::format("{}: top-k {} must be between 1 and the model's vocabulary size {}",
@@ -62,7 +66,8 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
   c10::AutoGradMode no_grad(false);
   const ReshardAtExit reshard{sharded_.get()};
   std::vector<at::Tensor> ids, log_probs;
-  const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp);
+  const auto pieces =
+      micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, count_group());
   for (const auto& rows : pieces) {
     const ResponseHidden where =
         response_hidden(model_, batch.select(rows), settings_.forward.remove_padding);
@@ -76,12 +81,13 @@ ResponseTopk Scorer::topk(const data::Batch& batch, std::int64_t k,
 }
 
 at::Tensor Scorer::reverse_kl(const data::Batch& batch, const model::CausalLM& student,
-                              double student_temperature, const dist::Communicator& dp) const {
+                              double student_temperature) const {
   c10::AutoGradMode no_grad(false);
   const ReshardAtExit reshard{sharded_.get()};
   const bool packed = settings_.forward.remove_padding;
   std::vector<at::Tensor> grids;
-  const auto pieces = micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, dp);
+  const auto pieces =
+      micro_batch_indices(batch.tensor("attention_mask"), settings_.micro, count_group());
   for (const auto& rows : pieces) {
     const data::Batch piece = batch.select(rows);
     const ResponseHidden s = response_hidden(student, piece, packed);

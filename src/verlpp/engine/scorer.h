@@ -12,8 +12,8 @@
 // ref in FSDP as it wraps the actor, with ref.fsdp_config; a single distillation teacher colocated
 // with the students of several ranks): each rank keeps its 1/W of every weight between passes
 // (engine/fsdp/sharded_model.h; on the CPU with param_offload) and a pass gathers one layer at a
-// time, freeing it after the layer; every rank of the group must then ask together, with the group
-// as `dp`.
+// time, freeing it after the layer; every rank of the group must then ask together (the micro-batch
+// counts are equalised over the group, so the ranks' rows may differ).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -63,23 +63,25 @@ class Scorer {
 
   // Log-probs fp32 [B, R] of the batch's response tokens (input_ids, attention_mask, responses;
   // position_ids optional), 0 beyond each response, on the model's device.
-  at::Tensor log_probs(const data::Batch& batch, const dist::Communicator& dp = {}) const;
+  at::Tensor log_probs(const data::Batch& batch) const;
 
   // The k most probable tokens at every response position. Throws verlpp::Error naming the role
   // when k is not between 1 and the vocabulary size.
-  ResponseTopk topk(const data::Batch& batch, std::int64_t k,
-                    const dist::Communicator& dp = {}) const;
+  ResponseTopk topk(const data::Batch& batch, std::int64_t k) const;
 
   // fp32 [B, R] on the student's device, 0 beyond each response: at every response token
   // KL(student || this model) over the whole vocabulary (model::chunked_kl_divergence), the student
   // (full weights) at `student_temperature`, this model at forward.temperature; no gradients,
-  // micro-batched by `micro` (counts equalised over `dp`).
+  // micro-batched by `micro`.
   at::Tensor reverse_kl(const data::Batch& batch, const model::CausalLM& student,
-                        double student_temperature, const dist::Communicator& dp = {}) const;
+                        double student_temperature) const;
 
   bool sharded() const { return sharded_ != nullptr; }
 
  private:
+  // The ranks whose micro-batch counts must match: the sharding group, else this rank alone.
+  dist::Communicator count_group() const;
+
   std::string role_;
   model::CausalLM model_;
   ScorerSettings settings_;

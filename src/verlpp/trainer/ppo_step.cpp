@@ -381,7 +381,7 @@ StepOutput train_step(PpoContext& ctx, std::int64_t global_step,
   if (ctx.ref) {
     timer.time("ref", [&] {
       const data::Batch local = local_rows(batch, ctx.world, "ref");
-      batch.set_tensor("ref_log_prob", ctx.world.all_gather(ctx.ref->log_probs(local, ctx.world)));
+      batch.set_tensor("ref_log_prob", ctx.world.all_gather(ctx.ref->log_probs(local)));
     });
   }
   if (ctx.critic) {

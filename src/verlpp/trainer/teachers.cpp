@@ -99,7 +99,7 @@ void place_rows(std::vector<std::pair<std::string, at::Tensor>>& out, std::size_
 Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
                    const model::VisionConfig* images, const at::Device& student,
                    const dist::LaunchEnv& env, const dist::Communicator& world)
-    : teacher_key_(config.distillation.teacher_key), student_device_(student), world_(world) {
+    : teacher_key_(config.distillation.teacher_key), student_device_(student) {
   const config::DistillationConfig& d = config.distillation;
   if (algo::distillation_uses_topk(d.distillation_loss.loss_mode)) {
     topk_ = d.distillation_loss.topk;
@@ -177,15 +177,14 @@ std::vector<std::pair<std::string, at::Tensor>> Teachers::query(const data::Batc
     if (rows[e].empty()) continue;
     const data::Batch part = batch.select(rows[e]);
     const engine::Scorer& scorer = *entries_[e].scorer;
-    const dist::Communicator dp = scorer.sharded() ? world_ : dist::Communicator{};
     if (topk_ > 0) {
-      const engine::ResponseTopk top = scorer.topk(part, topk_, dp);
+      const engine::ResponseTopk top = scorer.topk(part, topk_);
       place_rows(out, 0, "teacher_topk_ids", top.ids.to(student_device_), rows[e], batch.size());
       place_rows(out, 1, "teacher_topk_log_probs", top.log_probs.to(student_device_), rows[e],
                  batch.size());
     } else {
-      place_rows(out, 0, "teacher_log_prob", scorer.log_probs(part, dp).to(student_device_),
-                 rows[e], batch.size());
+      place_rows(out, 0, "teacher_log_prob", scorer.log_probs(part).to(student_device_), rows[e],
+                 batch.size());
     }
   }
   return out;
@@ -203,7 +202,6 @@ at::Tensor Teachers::reverse_kl(const data::Batch& batch, const model::CausalLM&
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (std::size_t e = 0; e < entries_.size(); ++e) {
     if (rows[e].empty()) continue;
-    // Every rank scores the same whole batch here, so a sharded teacher's passes match up.
     const at::Tensor kl =
         entries_[e].scorer->reverse_kl(batch.select(rows[e]), student, temperature);
     place_rows(out, 0, "reverse_kl", kl.to(student_device_), rows[e], batch.size(), NAN);

@@ -83,7 +83,6 @@ class Teachers {
   bool keyed_ = false;     // the +teacher_models.<name>.key entries: routed by teacher_key
   std::int64_t topk_ = 0;  // 0: estimator modes (the actual tokens' log-probs)
   at::Device student_device_;
-  dist::Communicator world_;
 };
 
 }  // namespace verlpp::trainer

@@ -62,9 +62,9 @@ void expect_equal_to_whole(const Case& c) {
     const data::Batch mine = half(batch, comm.rank());
     const at::Tensor rows = at::arange(3 * comm.rank(), 3 * comm.rank() + 3, at::kLong);
     for (int pass = 0; pass < 2; ++pass) {  // the second pass gathers the freed weights again
-      const at::Tensor got = sharded.log_probs(mine, comm);
+      const at::Tensor got = sharded.log_probs(mine);
       EXPECT_LT((got - expected.index_select(0, rows)).abs().max().item<double>(), 1e-6);
-      const ResponseTopk top = sharded.topk(mine, 3, comm);
+      const ResponseTopk top = sharded.topk(mine, 3);
       EXPECT_TRUE(top.ids.equal(expected_top.ids.index_select(0, rows)));
       EXPECT_LT(
           (top.log_probs - expected_top.log_probs.index_select(0, rows)).abs().max().item<double>(),
@@ -74,8 +74,7 @@ void expect_equal_to_whole(const Case& c) {
     // Validation's reverse KL: every rank scores the whole batch against another model.
     const model::CausalLM student = testing::tiny_model(8);
     const at::Tensor kl = whole.reverse_kl(batch, student, 0.7);
-    EXPECT_LT((sharded.reverse_kl(batch, student, 0.7, comm) - kl).abs().max().item<double>(),
-              1e-6);
+    EXPECT_LT((sharded.reverse_kl(batch, student, 0.7) - kl).abs().max().item<double>(), 1e-6);
     EXPECT_EQ(held_bytes(sharded.model()), 0) << "weights left gathered after the reverse KL";
     EXPECT_GT(kl.max().item<double>(), 1e-3) << "the two models do not differ";
   });
