@@ -2,9 +2,11 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <functional>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -75,7 +77,10 @@ struct Communicator::Impl {
   c10::intrusive_ptr<BackendBase> backend;
   std::string name;  // "gloo" or "nccl"
   at::Device device = at::Device(at::kCPU);
+  std::chrono::milliseconds timeout{0};
+  std::string master_addr;  // Gloo's subgroups bind to the interface that reaches it
   int rank = 0, size = 1;
+  int splits = 0;  // split() calls so far: each one's groups meet under their own store prefix
 
   // Runs one collective and waits for it; c10d's and Gloo's failures become one-line errors.
   void run(const char* op, const std::function<c10::intrusive_ptr<c10d::Work>()>& start) const {
@@ -128,35 +133,36 @@ c10::intrusive_ptr<c10d::Store> make_store(const LaunchEnv& env,
   return c10::make_intrusive<c10d::PrefixStore>("verlpp/world", store);
 }
 
-c10::intrusive_ptr<BackendBase> make_gloo(const c10::intrusive_ptr<c10d::Store>& store,
-                                          const LaunchEnv& env, std::chrono::milliseconds timeout) {
+c10::intrusive_ptr<BackendBase> make_gloo(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                          int size, const std::string& master_addr,
+                                          std::chrono::milliseconds timeout) {
 #ifdef VERLPP_HAVE_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
   if (interface != nullptr && *interface != '\0') {
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
   } else {
-    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(env.master_addr));
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(master_addr));
   }
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
 #else
-  (void)store, (void)env, (void)timeout;
+  (void)store, (void)rank, (void)size, (void)master_addr, (void)timeout;
   throw Error(
       "this build has no Gloo (the c10d backend of CPU ranks): build against a LibTorch with "
       "Gloo headers (Debian's libtorch-dev with libgloo-dev), or run the ranks on CUDA devices");
 #endif
 }
 
-c10::intrusive_ptr<BackendBase> make_nccl(const c10::intrusive_ptr<c10d::Store>& store,
-                                          const LaunchEnv& env, at::Device device,
+c10::intrusive_ptr<BackendBase> make_nccl(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                          int size, at::Device device,
                                           std::chrono::milliseconds timeout) {
 #ifdef USE_C10D_NCCL
   c10::cuda::set_device(device.index());
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
-  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size, options);
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, options);
 #else
-  (void)store, (void)env, (void)device, (void)timeout;
+  (void)store, (void)rank, (void)size, (void)device, (void)timeout;
   throw Error(
       "this build has no NCCL (the c10d backend of CUDA ranks): build against a CUDA "
       "LibTorch");
@@ -185,12 +191,16 @@ Communicator Communicator::join(const LaunchEnv& env, at::Device device,
   impl->rank = env.rank;
   impl->size = env.world_size;
   impl->device = device;
+  impl->timeout = timeout;
+  impl->master_addr = env.master_addr;
   impl->name = device.is_cuda() ? "nccl" : "gloo";
   ignore_sigpipe();
   impl->store = make_store(env, timeout);
   try {
-    impl->backend = device.is_cuda() ? make_nccl(impl->store, env, device, timeout)
-                                     : make_gloo(impl->store, env, timeout);
+    impl->backend =
+        device.is_cuda()
+            ? make_nccl(impl->store, env.rank, env.world_size, device, timeout)
+            : make_gloo(impl->store, env.rank, env.world_size, env.master_addr, timeout);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -312,6 +322,61 @@ at::Tensor Communicator::reduce_scatter(const at::Tensor& tensor, ReduceOp op) c
   at::Tensor all = tensor.contiguous().clone();
   all_reduce(all, op);
   return all.narrow(0, impl_->rank * rows, rows).clone();
+}
+
+namespace {
+
+// The index in `groups` of the list holding `rank`; throws unless the lists partition [0, size).
+std::size_t group_holding(const std::vector<std::vector<int>>& groups, int rank, int size) {
+  std::vector<int> seen(static_cast<std::size_t>(size), 0);
+  std::size_t mine = groups.size();
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (int r : groups[g]) {
+      if (r < 0 || r >= size || seen[static_cast<std::size_t>(r)]++ > 0) {
+        throw Error(fmt::format("split: rank {} is outside [0, {}) or listed twice", r, size));
+      }
+      if (r == rank) mine = g;
+    }
+  }
+  if (std::find(seen.begin(), seen.end(), 0) != seen.end()) {
+    throw Error(fmt::format("split: the groups do not cover all {} ranks", size));
+  }
+  return mine;
+}
+
+}  // namespace
+
+Communicator Communicator::split(const std::vector<std::vector<int>>& groups) const {
+  const std::size_t mine = group_holding(groups, rank(), size());
+  if (!impl_) return {};
+  const int split = impl_->splits++;
+  const std::vector<int>& members = groups[mine];
+  if (members.size() == 1) return {};
+  auto impl = std::make_shared<Impl>();
+  impl->rank = static_cast<int>(std::find(members.begin(), members.end(), impl_->rank) -
+                                members.begin());
+  impl->size = static_cast<int>(members.size());
+  impl->device = impl_->device;
+  impl->timeout = impl_->timeout;
+  impl->master_addr = impl_->master_addr;
+  impl->name = impl_->name;
+  impl->store = c10::make_intrusive<c10d::PrefixStore>(
+      fmt::format("split{}/group{}", split, mine), impl_->store);
+  try {
+    impl->backend = impl->name == "nccl"
+                        ? make_nccl(impl->store, impl->rank, impl->size, impl->device, impl->timeout)
+                        : make_gloo(impl->store, impl->rank, impl->size, impl->master_addr,
+                                    impl->timeout);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: cannot create the {} subgroup of ranks {}: {}", impl_->rank,
+                            impl->name, fmt::join(members, ", "), first_line(e.what())));
+  }
+  Communicator out;
+  out.impl_ = std::move(impl);
+  out.barrier();
+  return out;
 }
 
 void Communicator::barrier() const {

@@ -1,5 +1,5 @@
-// Collectives between two real ranks: the test forks a second process, both join one Gloo group
-// over a TCPStore on a free local port, and each checks values worked out by hand. (CUDA builds
+// Collectives between real ranks: the test forks the other ranks' processes, all join one Gloo
+// group over a TCPStore on a free local port, and each checks values worked out by hand. (CUDA builds
 // without Gloo headers skip; the NCCL path runs on the GPU machine.)
 #include "verlpp/dist/communicator.h"
 
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <functional>
+#include <vector>
 
 #include "two_ranks.h"
 #include "verlpp/core/error.h"
@@ -100,6 +101,43 @@ TEST_F(TwoRanks, APeerThatExitsIsAnErrorNotAHang) {
       [](const Communicator&) { _exit(0); });
 }
 
+// Four ranks as verl's (ddp 2, fsdp 2) mesh: shard groups {0, 1} and {2, 3}, replica groups
+// {0, 2} and {1, 3}. Rank r contributes r + 1: shard sums 3 and 7, replica sums 4 and 6.
+TEST_F(TwoRanks, SplitIntoTheRowsAndColumnsOfAMesh) {
+  test_ranks::run_ranks(4, [](const Communicator& world) {
+    const int r = world.rank();
+    const Communicator shard = world.split({{0, 1}, {2, 3}});
+    const Communicator replica = world.split({{0, 2}, {1, 3}});
+    EXPECT_EQ(shard.size(), 2);
+    EXPECT_EQ(shard.rank(), r % 2);
+    EXPECT_EQ(replica.size(), 2);
+    EXPECT_EQ(replica.rank(), r / 2);
+    EXPECT_EQ(shard.all_reduce(r + 1.0, ReduceOp::sum), r < 2 ? 3.0 : 7.0);
+    EXPECT_EQ(replica.all_reduce(r + 1.0, ReduceOp::sum), r % 2 == 0 ? 4.0 : 6.0);
+    const at::Tensor gathered = shard.all_gather(at::full({1}, r + 1.0f));
+    const float first = r < 2 ? 1.0f : 3.0f;
+    EXPECT_TRUE(gathered.equal(at::tensor({first, first + 1})));
+    EXPECT_EQ(world.all_reduce(r + 1.0, ReduceOp::sum), 10.0);  // the world still works
+    const Communicator alone = world.split({{0}, {1}, {2}, {3}});
+    EXPECT_EQ(alone.size(), 1);
+    EXPECT_EQ(alone.backend(), "none");
+  });
+}
+
+TEST_F(TwoRanks, SplitRefusesWhatIsNotAPartition) {
+  run_both([](const Communicator& world) {
+    for (const auto& groups : std::vector<std::vector<std::vector<int>>>{
+             {{0}}, {{0, 1}, {1}}, {{0, 2}, {1}}}) {
+      try {
+        (void)world.split(groups);
+        ADD_FAILURE() << "split accepted a list that is not a partition of the 2 ranks";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("split: "), std::string::npos) << e.what();
+      }
+    }
+  });
+}
+
 TEST(Communicator, WorldOfOneNeedsNoGroup) {
   const Communicator one;
   EXPECT_EQ(one.size(), 1);
@@ -109,6 +147,7 @@ TEST(Communicator, WorldOfOneNeedsNoGroup) {
   EXPECT_EQ(t.item<float>(), 2.0f);
   EXPECT_TRUE(one.all_gather(t).equal(t));
   one.barrier();
+  EXPECT_EQ(one.split({{0}}).size(), 1);
 }
 
 }  // namespace

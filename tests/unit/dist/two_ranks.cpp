@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 namespace verlpp::dist::test_ranks {
 namespace {
@@ -25,48 +26,64 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-LaunchEnv env_of(int rank, int port) {
+LaunchEnv env_of(int rank, int world, int port) {
   LaunchEnv env;
   env.launched = true;
   env.rank = rank;
-  env.world_size = 2;
+  env.world_size = world;
   env.local_rank = rank;
-  env.local_world_size = 2;
+  env.local_world_size = world;
   env.master_port = port;
   return env;
 }
 
-Communicator join(int rank, int port) {
-  return Communicator::join(env_of(rank, port), at::Device(at::kCPU), std::chrono::seconds(60));
+Communicator join(int rank, int world, int port) {
+  return Communicator::join(env_of(rank, world, port), at::Device(at::kCPU),
+                            std::chrono::seconds(60));
+}
+
+// Rank `rank`'s body in a child process, which exits non-zero on a failed expectation or an
+// exception.
+pid_t fork_rank(int rank, int world, int port, const Body& body) {
+  const pid_t child = fork();
+  if (child != 0) return child;
+  int status = 0;
+  try {
+    body(join(rank, world, port));
+    status = ::testing::Test::HasFailure() ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
+    status = 2;
+  }
+  _exit(status);
+}
+
+void run(int world, const Body& rank0, const Body& others) {
+  const int port = free_port();
+  std::vector<pid_t> children;
+  for (int rank = 1; rank < world; ++rank) {
+    children.push_back(fork_rank(rank, world, port, others));
+    ASSERT_GE(children.back(), 0);
+  }
+  try {
+    rank0(join(0, world, port));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "rank 0: " << e.what();
+  }
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    int status = 0;
+    waitpid(children[i], &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "rank " << i + 1 << " failed, status " << status;
+  }
 }
 
 }  // namespace
 
-void run_two_ranks(const Body& rank0, const Body& rank1) {
-  const int port = free_port();
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int status = 0;
-    try {
-      rank1(join(1, port));
-      status = ::testing::Test::HasFailure() ? 1 : 0;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "rank 1: %s\n", e.what());
-      status = 2;
-    }
-    _exit(status);
-  }
-  try {
-    rank0(join(0, port));
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "rank 0: " << e.what();
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank 1 failed, status " << status;
-}
+void run_two_ranks(const Body& rank0, const Body& rank1) { run(2, rank0, rank1); }
 
-void run_both(const Body& body) { run_two_ranks(body, body); }
+void run_both(const Body& body) { run(2, body, body); }
+
+void run_ranks(int world, const Body& body) { run(world, body, body); }
 
 }  // namespace verlpp::dist::test_ranks

@@ -1,5 +1,5 @@
-// Two real ranks for tests: the test forks a second process and both join one Gloo group over a
-// TCPStore on a free local port (CPU). Skip where Communicator::backend_available(CPU) is false.
+// Real ranks for tests: the test forks the other ranks' processes and all join one Gloo group over
+// a TCPStore on a free local port (CPU). Skip where Communicator::backend_available(CPU) is false.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +16,8 @@ using Body = std::function<void(const Communicator&)>;
 // expectations or exceptions make it exit non-zero, which fails the test.
 void run_two_ranks(const Body& rank0, const Body& rank1);
 void run_both(const Body& body);
+// Runs `body` on `world` ranks: rank 0 here, the others in child processes (as run_two_ranks).
+void run_ranks(int world, const Body& body);
 
 // The fixture of two-rank tests: skips them in a build without Gloo.
 class GlooTest : public ::testing::Test {
