@@ -5,7 +5,8 @@
 # policy (sharded like the actor; on one rank also with its weights offloaded), for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
 # `verlpp sft`, and after resuming a 2-rank checkpoint (on 2 ranks, and resharded onto 1); the
 # replicated 2-rank run (fsdp_size 1) equals the sharded one; each rank writes its optimizer shard
-# and holds half of the training state; bad launches end with clear errors: a rank killed mid-run,
+# and holds half of the training state; 4 ranks with fsdp_size 2 (hybrid sharding) equal 1 rank;
+# bad launches end with clear errors: a rank killed mid-run,
 # MASTER_PORT taken, WORLD_SIZE disagreeing with trainer.n_gpus_per_node.
 # Usage: ppo_dp_test.sh VERLPP SOURCE_DIR
 set -uo pipefail
@@ -109,6 +110,20 @@ out=$(one off1 actor_rollout_ref.ref.fsdp_config.param_offload=true); rc=$?
 grep -qF "ref: parameters on rank 0 of 1 (sharded, on the CPU)" <<<"$out" || fail "ref param_offload not applied: $out"
 compare "$work/grpo1.jsonl" "$work/off1.jsonl" "$work/grpo1" "$work/off1" '*' 1e-6 ||
   fail "1-rank GRPO with ref param_offload differs"
+
+# 1d. Hybrid sharding: 4 ranks, actor and ref fsdp_size 2 (two copies, each sharded over 2 ranks,
+# as verl's (ddp, fsdp) mesh) equal the 1-rank run; only the first copy writes optimizer shards.
+out=$(VERL_FILE_LOGGER_PATH="$work/hsdp4.jsonl" "$VERLPP" launch --nproc-per-node 4 ppo "${common[@]}" \
+  trainer.n_gpus_per_node=4 trainer.default_local_dir="$work/hsdp4" \
+  actor_rollout_ref.actor.fsdp_config.fsdp_size=2 actor_rollout_ref.ref.fsdp_config.fsdp_size=2 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "4-rank hybrid-sharded GRPO (exit $rc): $(tail -5 <<<"$out")"
+grep -qF "actor: training state on rank 0 of 4 (sharded over 2 ranks, 2 copies)" <<<"$out" ||
+  fail "4-rank fsdp_size=2 is not hybrid: $(grep -F 'training state' <<<"$out")"
+compare "$work/grpo1.jsonl" "$work/hsdp4.jsonl" "$work/grpo1" "$work/hsdp4" '*' 1e-6 ||
+  fail "4-rank hybrid-sharded GRPO differs from 1 rank"
+ls "$work/hsdp4/global_step_2/actor" | grep -q '^optim_world_size_2_rank_1.safetensors$' &&
+  [ "$(ls "$work/hsdp4/global_step_2/actor" | grep -c '^optim_')" = 2 ] ||
+  fail "hybrid checkpoint: expected optim_world_size_2_rank_{0,1} only: $(ls "$work/hsdp4/global_step_2/actor")"
 
 # 2. GAE with a critic.
 gae=(algorithm.adv_estimator=gae critic.model.path="$work/model" critic.ppo_micro_batch_size_per_gpu=2

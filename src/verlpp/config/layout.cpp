@@ -479,10 +479,7 @@ std::optional<FsdpSizeProblem> fsdp_size_problem(std::int64_t fsdp_size, std::in
                                        fsdp_size, world),
                            std::gcd(fsdp_size, world)};
   }
-  return FsdpSizeProblem{fmt::format("fsdp_size {} shards over part of the {} ranks (hybrid "
-                                     "sharding), which verlpp does not have",
-                                     fsdp_size, world),
-                         -1};
+  return std::nullopt;
 }
 
 std::int64_t fsdp_group_size(std::int64_t fsdp_size, std::int64_t world) {

@@ -52,9 +52,10 @@ struct Layout {
 
 // An engine's fsdp_size as verl's create_device_mesh reads it (distributed.md §2.6): below 0 or at
 // least the world, one copy sharded over all ranks; 1, replicated; 0 fails in verl (the world is
-// divided by it); between 1 and the world, hybrid sharding, which verlpp does not have.
-// fsdp_group_size: the ranks one copy is sharded over (1 or the world) for a valid size;
-// fsdp_size_problem: what is wrong with any other, and the value that fixes it.
+// divided by it); between 1 and the world, hybrid sharding (HSDP: world / fsdp_size copies, each
+// sharded over fsdp_size consecutive ranks), which needs a divisor of the world.
+// fsdp_group_size: the ranks one copy is sharded over for a valid size; fsdp_size_problem: what is
+// wrong with any other, and the value that fixes it.
 struct FsdpSizeProblem {
   std::string message;
   std::int64_t fix = -1;

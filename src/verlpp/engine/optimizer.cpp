@@ -274,6 +274,10 @@ std::int64_t Optimizer::state_bytes() const {
 std::int64_t Optimizer::shard_count() const { return impl_->shard_count(); }
 std::int64_t Optimizer::shard_index() const { return impl_->shard_index(); }
 
+bool Optimizer::writes_shard() const {
+  return impl_->sharded && impl_->shard_count() > 1 && impl_->sharded->replicas().rank() == 0;
+}
+
 void Optimizer::save(const std::string& folder) const {
   std::vector<std::pair<std::string, at::Tensor>> tensors;
   for (std::size_t i = 0; i < impl_->masters.size(); ++i) {

@@ -76,6 +76,10 @@ class Optimizer {
   // The number of shards the state is split into (1 unless sharded) and this rank's shard.
   std::int64_t shard_count() const;
   std::int64_t shard_index() const;
+  // Whether this rank writes its shard's file: the first copy's ranks (hybrid sharding keeps
+  // equal shards in every copy); a replicated state is written by the world's rank 0 (the
+  // caller's).
+  bool writes_shard() const;
 
   // Optimizer state to and from safetensors files in `folder`, one per shard, named as verl
   // names its per-rank files: optim_world_size_{W}_rank_{r}.safetensors with fp32 "master.i",

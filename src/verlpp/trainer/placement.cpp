@@ -67,6 +67,7 @@ std::optional<engine::fsdp::FsdpSettings> sharding_settings(const config::Shardi
   engine::fsdp::FsdpSettings settings;
   settings.reshard_after_forward = config.reshard_after_forward;
   settings.param_offload = config.param_offload;
+  settings.fsdp_size = size;
   return settings;
 }
 

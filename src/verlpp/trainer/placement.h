@@ -40,10 +40,11 @@ RunPlacement place_run(const std::string& requested_device, std::int64_t n_gpus_
 
 // How a trained model is held, from its engine's keys (`section`.fsdp_size, param_offload,
 // reshard_after_forward): sharded over the world when there are several ranks and fsdp_size is
-// below 0 or at least the world size (verl's reading, config::fsdp_group_size), and also on one
+// below 0 or at least the world size (verl's reading, config::fsdp_group_size), over groups of
+// fsdp_size ranks (hybrid sharding) for a divisor of the world between 1 and it, and also on one
 // rank when param_offload asks for the shards on the CPU; replicated (nullopt) otherwise, i.e.
-// fsdp_size 1. Throws verlpp::Error naming `section`.fsdp_size for 0 or a size between 1 and the
-// world (config::fsdp_size_problem).
+// fsdp_size 1. Throws verlpp::Error naming `section`.fsdp_size for 0 or a size that does not
+// divide the world (config::fsdp_size_problem).
 std::optional<engine::fsdp::FsdpSettings> sharding_settings(const config::ShardingConfig& config,
                                                             std::int64_t world,
                                                             const std::string& section);

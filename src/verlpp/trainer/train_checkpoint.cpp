@@ -123,7 +123,8 @@ void save_model_state(const fs::path& role_folder, const model::CausalLM& model,
     if (on_main) on_main();
   }
   if (sharded) sharded->reshard();
-  if (optimizer.shard_count() > 1 || world.is_main()) optimizer.save(role_folder.string());
+  const bool whole = optimizer.shard_count() == 1;
+  if (whole ? world.is_main() : optimizer.writes_shard()) optimizer.save(role_folder.string());
 }
 
 void load_model_state(const fs::path& role_folder, model::CausalLM& model,

@@ -1,5 +1,5 @@
-// Sharded (FSDP-style) training against one unsharded process: two forked Gloo ranks each update
-// a sharded actor on their half of a batch; the result must equal one actor updating on the whole
+// Sharded (FSDP-style) training against one unsharded process: forked Gloo ranks (two, or four
+// for hybrid sharding) each update a sharded actor on their part of a batch; the result must equal one actor updating on the whole
 // batch (the reference is the unsharded, single-process code path, itself checked against
 // hand-worked and per-row references in actor_test and optimizer_test).
 #include "verlpp/engine/fsdp/sharded_model.h"
@@ -134,6 +134,38 @@ TEST_F(ShardedActor, EqualsOneRankForMoe) {
   c.moe = true;
   c.micro = MicroBatching{1, {}};
   expect_equal_to_one_rank(c);
+}
+
+// Hybrid sharding over 4 ranks (fsdp_size 2: two copies, each sharded over 2 ranks, one row of the
+// batch per rank) equals one rank on the whole batch; each rank's shard group and replica group
+// are verl's (ddp, fsdp) mesh, and only the first copy's ranks write optimizer shards.
+TEST_F(ShardedActor, HybridShardingEqualsOneRank) {
+  dist::test_ranks::run_ranks(4, [](const Communicator& comm) {
+    data::Batch batch = testing::tiny_batch().select({0, 1, 2, 3});
+    ActorSettings s = settings({});
+    s.mini_batch_rows = 4;
+    Actor whole(testing::tiny_model(), s, adamw(), 10);
+    batch.set_tensor("old_log_probs", whole.compute_log_prob(batch, false).log_probs);
+    s.dp = comm;
+    s.sharding = fsdp::FsdpSettings{true, false, 2};
+    Actor hybrid(testing::tiny_model(), s, adamw(), 10);
+    EXPECT_EQ(hybrid.sharded()->group().size(), 2);
+    EXPECT_EQ(hybrid.sharded()->group().rank(), comm.rank() % 2);
+    EXPECT_EQ(hybrid.sharded()->replicas().size(), 2);
+    EXPECT_EQ(hybrid.sharded()->replicas().rank(), comm.rank() / 2);
+    EXPECT_EQ(hybrid.optimizer().writes_shard(), comm.rank() < 2);
+    const data::Batch mine = batch.select({comm.rank()});
+    for (int step = 0; step < 2; ++step) {
+      const algo::Metrics a = whole.update_policy(batch);
+      const algo::Metrics b = hybrid.update_policy(mine);
+      EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6);
+      EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6 * a.at("actor/grad_norm"));
+    }
+    hybrid.gather_weights();
+    EXPECT_LT(testing::max_param_diff(whole.model(), hybrid.model()), 1e-6);
+    EXPECT_GT(testing::max_param_diff(whole.model(), testing::tiny_model()), 1e-4) << "no update";
+    hybrid.release_weights();
+  });
 }
 
 // Every rank holds about half of the parameters, gradients and optimizer state of one rank.

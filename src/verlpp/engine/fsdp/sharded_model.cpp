@@ -5,6 +5,8 @@
 #include <c10/core/StorageImpl.h>
 
 #include <algorithm>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "verlpp/core/error.h"
@@ -62,7 +64,8 @@ struct Unit {
 struct ShardedModel::Impl {
   std::vector<Param> params;
   std::vector<Unit> units;  // [0] the root, [i + 1] decoder layer i
-  dist::Communicator group;
+  dist::Communicator group;     // the ranks this copy is sharded over
+  dist::Communicator replicas;  // the ranks holding this shard in the other copies (hybrid)
   FsdpSettings settings;
   bool pinned = false;  // gather_all(): keep everything gathered until reshard()
 
@@ -99,8 +102,8 @@ struct ShardedModel::Impl {
     unit.gathered = false;
   }
 
-  // Sums the unit's gradients over the ranks into the gradient shards (fp32) and drops the full
-  // gradients; every rank must call it for the same units in the same order. Each parameter's
+  // Sums the unit's gradients over the ranks (the shard group's, then the replicas') into the
+  // gradient shards (fp32) and drops the full gradients; every rank must call it for the same units in the same order. Each parameter's
   // block carries one more column, 1 where this rank had a gradient for it: summed, it tells every
   // rank whether any rank did (a parameter no rank's backward reached gets no gradient shard).
   void reduce_scatter(Unit& unit) {
@@ -118,8 +121,8 @@ struct ShardedModel::Impl {
       blocks.push_back(block.view({world(), p.shard_numel()}));
       blocks.push_back(at::full({world(), 1}, has_grad ? 1.0 : 0.0, options));
     }
-    const at::Tensor mine =
-        group.reduce_scatter(at::cat(blocks, 1).reshape({-1}), dist::ReduceOp::sum);
+    at::Tensor mine = group.reduce_scatter(at::cat(blocks, 1).reshape({-1}), dist::ReduceOp::sum);
+    replicas.all_reduce(mine, dist::ReduceOp::sum);
     std::int64_t offset = 0;
     for (std::size_t i : unit.params) {
       Param& p = params[i];
@@ -178,6 +181,27 @@ Param make_param(const std::string& name, const at::Tensor& full, const dist::Co
   return p;
 }
 
+// The shard and replica groups of `world` under hybrid sharding (verl's (ddp, fsdp) mesh: shard
+// groups are consecutive ranks); the whole world and a world of one otherwise.
+std::pair<dist::Communicator, dist::Communicator> mesh_groups(const dist::Communicator& world,
+                                                              std::int64_t fsdp_size) {
+  const int size = world.size();
+  if (fsdp_size <= 0 || fsdp_size >= size) return {world, dist::Communicator{}};
+  if (size % fsdp_size != 0) {
+    throw Error("fsdp: fsdp_size " + std::to_string(fsdp_size) + " does not divide the " +
+                std::to_string(size) + " ranks (hybrid sharding needs whole copies)");
+  }
+  const int f = static_cast<int>(fsdp_size), copies = size / f;
+  std::vector<std::vector<int>> shard_groups(static_cast<std::size_t>(copies)),
+      replica_groups(static_cast<std::size_t>(f));
+  for (int r = 0; r < size; ++r) {
+    shard_groups[static_cast<std::size_t>(r / f)].push_back(r);
+    replica_groups[static_cast<std::size_t>(r % f)].push_back(r);
+  }
+  dist::Communicator shards = world.split(shard_groups);
+  return {std::move(shards), world.split(replica_groups)};
+}
+
 }  // namespace
 
 ShardedModel::ShardedModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -187,7 +211,7 @@ std::shared_ptr<ShardedModel> ShardedModel::shard(
     model::CausalLM& model, const std::vector<std::pair<std::string, at::Tensor>>& extra_root,
     const std::vector<std::string>& frozen, dist::Communicator group, FsdpSettings settings) {
   auto impl = std::make_unique<Impl>();
-  impl->group = std::move(group);
+  std::tie(impl->group, impl->replicas) = mesh_groups(group, settings.fsdp_size);
   impl->settings = settings;
   impl->units.resize(static_cast<std::size_t>(model.config().num_hidden_layers + 1));
   const auto named = model.named_parameters();
@@ -299,6 +323,8 @@ std::vector<std::vector<std::int64_t>> ShardedModel::full_shapes() const {
 }
 
 const dist::Communicator& ShardedModel::group() const { return impl_->group; }
+
+const dist::Communicator& ShardedModel::replicas() const { return impl_->replicas; }
 
 TrainingStateBytes ShardedModel::state_bytes() const {
   TrainingStateBytes out;

@@ -18,6 +18,10 @@
 // order on every rank as long as every rank runs the same number of forward/backward passes
 // (micro_batch_indices equalises the counts).
 //
+// Hybrid sharding (FsdpSettings::fsdp_size): everything above happens within the rank's shard
+// group; each reduce-scatter's result is then summed over the replica group, so the copies'
+// shards, their gradients and (with identical optimizer steps) their updates stay equal.
+//
 // The model's parameter tensors keep their identity (autograd's saved tensors refer to them);
 // only their storage is released and re-allocated (FSDP1's storage-resize technique), so a layer
 // whose weights are freed after forward computes its backward with the re-gathered ones.
@@ -41,6 +45,12 @@ namespace verlpp::engine::fsdp {
 struct FsdpSettings {
   bool reshard_after_forward = true;  // fsdp_config.reshard_after_forward
   bool param_offload = false;         // fsdp_config.param_offload
+  // fsdp_config.fsdp_size as config::fsdp_group_size reads it: the ranks one copy of the model is
+  // sharded over. 0 (or the group's size): every rank of the group. Between 1 and the group's
+  // size, hybrid sharding (HSDP) as verl's device mesh (ddp = size / fsdp_size, fsdp =
+  // fsdp_size): ranks [k f, (k + 1) f) shard one copy, ranks with the same index in their copy
+  // hold the same shard and sum their gradients.
+  std::int64_t fsdp_size = 0;
 };
 
 // Bytes this rank holds between steps.
@@ -52,9 +62,11 @@ struct TrainingStateBytes {
 class ShardedModel : public model::LayerHooks {
  public:
   // Shards `model`'s parameters except those named in `frozen` (left whole and untouched) and
-  // `extra_root` (tensors outside the model that belong to the root unit) over `group`, keeping
-  // rank group.rank()'s shard, and installs itself as the model's hooks. Every tensor must be
-  // contiguous with storage of its own. Throws verlpp::Error otherwise.
+  // `extra_root` (tensors outside the model that belong to the root unit) over `group` (or over
+  // this rank's shard group of it, settings.fsdp_size), keeping this rank's shard, and installs
+  // itself as the model's hooks. Every rank of `group` calls it together. Every tensor must be
+  // contiguous with storage of its own. Throws verlpp::Error otherwise, and when fsdp_size does
+  // not divide the group's size.
   static std::shared_ptr<ShardedModel> shard(
       model::CausalLM& model, const std::vector<std::pair<std::string, at::Tensor>>& extra_root,
       const std::vector<std::string>& frozen, dist::Communicator group, FsdpSettings settings);
@@ -82,7 +94,10 @@ class ShardedModel : public model::LayerHooks {
   void zero_grad();
   // and each tensor's full shape.
   std::vector<std::vector<std::int64_t>> full_shapes() const;
+  // The ranks this rank's copy is sharded over (the constructor's group unless hybrid), and the
+  // ranks holding the same shard in the other copies (a world of one unless hybrid).
   const dist::Communicator& group() const;
+  const dist::Communicator& replicas() const;
   TrainingStateBytes state_bytes() const;
 
   struct Impl;
