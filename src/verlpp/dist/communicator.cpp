@@ -353,20 +353,20 @@ Communicator Communicator::split(const std::vector<std::vector<int>>& groups) co
   const std::vector<int>& members = groups[mine];
   if (members.size() == 1) return {};
   auto impl = std::make_shared<Impl>();
-  impl->rank = static_cast<int>(std::find(members.begin(), members.end(), impl_->rank) -
-                                members.begin());
+  impl->rank =
+      static_cast<int>(std::find(members.begin(), members.end(), impl_->rank) - members.begin());
   impl->size = static_cast<int>(members.size());
   impl->device = impl_->device;
   impl->timeout = impl_->timeout;
   impl->master_addr = impl_->master_addr;
   impl->name = impl_->name;
-  impl->store = c10::make_intrusive<c10d::PrefixStore>(
-      fmt::format("split{}/group{}", split, mine), impl_->store);
+  impl->store = c10::make_intrusive<c10d::PrefixStore>(fmt::format("split{}/group{}", split, mine),
+                                                       impl_->store);
   try {
-    impl->backend = impl->name == "nccl"
-                        ? make_nccl(impl->store, impl->rank, impl->size, impl->device, impl->timeout)
-                        : make_gloo(impl->store, impl->rank, impl->size, impl->master_addr,
-                                    impl->timeout);
+    impl->backend =
+        impl->name == "nccl"
+            ? make_nccl(impl->store, impl->rank, impl->size, impl->device, impl->timeout)
+            : make_gloo(impl->store, impl->rank, impl->size, impl->master_addr, impl->timeout);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

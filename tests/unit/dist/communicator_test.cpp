@@ -1,6 +1,6 @@
 // Collectives between real ranks: the test forks the other ranks' processes, all join one Gloo
-// group over a TCPStore on a free local port, and each checks values worked out by hand. (CUDA builds
-// without Gloo headers skip; the NCCL path runs on the GPU machine.)
+// group over a TCPStore on a free local port, and each checks values worked out by hand. (CUDA
+// builds without Gloo headers skip; the NCCL path runs on the GPU machine.)
 #include "verlpp/dist/communicator.h"
 
 #include <ATen/ATen.h>
@@ -126,8 +126,8 @@ TEST_F(TwoRanks, SplitIntoTheRowsAndColumnsOfAMesh) {
 
 TEST_F(TwoRanks, SplitRefusesWhatIsNotAPartition) {
   run_both([](const Communicator& world) {
-    for (const auto& groups : std::vector<std::vector<std::vector<int>>>{
-             {{0}}, {{0, 1}, {1}}, {{0, 2}, {1}}}) {
+    for (const auto& groups :
+         std::vector<std::vector<std::vector<int>>>{{{0}}, {{0, 1}, {1}}, {{0, 2}, {1}}}) {
       try {
         (void)world.split(groups);
         ADD_FAILURE() << "split accepted a list that is not a partition of the 2 ranks";

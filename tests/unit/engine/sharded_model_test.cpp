@@ -1,7 +1,7 @@
 // Sharded (FSDP-style) training against one unsharded process: forked Gloo ranks (two, or four
-// for hybrid sharding) each update a sharded actor on their part of a batch; the result must equal one actor updating on the whole
-// batch (the reference is the unsharded, single-process code path, itself checked against
-// hand-worked and per-row references in actor_test and optimizer_test).
+// for hybrid sharding) each update a sharded actor on their part of a batch; the result must equal
+// one actor updating on the whole batch (the reference is the unsharded, single-process code path,
+// itself checked against hand-worked and per-row references in actor_test and optimizer_test).
 #include "verlpp/engine/fsdp/sharded_model.h"
 
 #include <ATen/ATen.h>

@@ -63,7 +63,7 @@ struct Unit {
 
 struct ShardedModel::Impl {
   std::vector<Param> params;
-  std::vector<Unit> units;  // [0] the root, [i + 1] decoder layer i
+  std::vector<Unit> units;      // [0] the root, [i + 1] decoder layer i
   dist::Communicator group;     // the ranks this copy is sharded over
   dist::Communicator replicas;  // the ranks holding this shard in the other copies (hybrid)
   FsdpSettings settings;
@@ -103,9 +103,10 @@ struct ShardedModel::Impl {
   }
 
   // Sums the unit's gradients over the ranks (the shard group's, then the replicas') into the
-  // gradient shards (fp32) and drops the full gradients; every rank must call it for the same units in the same order. Each parameter's
-  // block carries one more column, 1 where this rank had a gradient for it: summed, it tells every
-  // rank whether any rank did (a parameter no rank's backward reached gets no gradient shard).
+  // gradient shards (fp32) and drops the full gradients; every rank must call it for the same units
+  // in the same order. Each parameter's block carries one more column, 1 where this rank had a
+  // gradient for it: summed, it tells every rank whether any rank did (a parameter no rank's
+  // backward reached gets no gradient shard).
   void reduce_scatter(Unit& unit) {
     std::vector<at::Tensor> blocks;
     for (std::size_t i : unit.params) {
