@@ -11,7 +11,7 @@
 #include "verlpp/config/compose.h"
 #include "verlpp/config/sft_sections.h"
 #include "verlpp/core/log.h"
-#include "verlpp/trainer/placement.h"
+#include "verlpp/dist/launch_env.h"
 #include "verlpp/trainer/sft_trainer.h"
 #include "verlpp/trainer/signals.h"
 
@@ -47,10 +47,21 @@ void print_summary(const trainer::SftRunSummary& summary) {
   std::cout << "\n";
 }
 
+// verl's torchrun SFT trainer takes its world from the launch (WORLD_SIZE; one process without a
+// launcher) and reads neither trainer.n_gpus_per_node nor trainer.nnodes (bt13: a copied 2-GPU
+// SFT script with the default n_gpus_per_node 1 was refused): the run is judged and placed as
+// one node of its own world. `verlpp check` still plans with the config's numbers.
+config::ConfigRequest with_launched_world(config::ConfigRequest request) {
+  const dist::LaunchEnv env = dist::launch_env_from_environment();
+  if (env.launched) set_log_rank(env.rank, env.world_size);
+  request.overrides.push_back("trainer.nnodes=1");
+  request.overrides.push_back(
+      fmt::format("trainer.n_gpus_per_node={}", env.launched ? env.world_size : 1));
+  return request;
+}
+
 int run(const config::ConfigRequest& request) {
-  const config::SftCheckReport report = config::check_sft_config(request);
-  trainer::check_launched_world(report.config.trainer.n_gpus_per_node,
-                                report.config.trainer.nnodes);
+  const config::SftCheckReport report = config::check_sft_config(with_launched_world(request));
   print_ignored_keys("sft", report.ignored);
   if (report_findings(report.findings)) return 1;
   const trainer::SftRunSummary summary = trainer::run_sft(report.config);

@@ -225,6 +225,38 @@ out=$(ppo "$work/gdpo_bad.jsonl" "$work/cgdpo_bad" "${rc_common[@]}" algorithm.a
       reward.custom_reward_function.path="$work/libnamed.so" reward.custom_reward_function.name=two); rc=$?
 [ "$rc" -ne 0 ] && grep -q "no value 'format' (it gives: length, score)" <<<"$out" ||
   fail "gdpo with a reward name the library lacks: exit $rc: $(tail -3 <<<"$out")"
+# ReMax (bt13: check passed it, the first step failed without reward_baselines): each prompt's
+# greedy response is generated and scored (timing_s/gen_max) as the baseline. A length reward
+# (characters / 100) makes scores vary. With greedy training rollouts every response is that
+# greedy response, so every advantage is 0 (a baseline of 0 would leave the reward, > 0); sampled
+# from the same model and prompts, each advantage is its score minus that greedy score.
+cat > "$work/length.c" <<'C'
+#include <string.h>
+double length_score(const char* data_source, const char* solution, const char* truth,
+                    const char* extra) {
+  (void)data_source; (void)truth; (void)extra;
+  return (double)strlen(solution) / 100.0;
+}
+C
+cc -shared -fPIC -o "$work/liblength.so" "$work/length.c" || fail "cannot build the length reward library"
+remax=("${rc_common[@]}" algorithm.adv_estimator=remax
+       reward.custom_reward_function.path="$work/liblength.so" reward.custom_reward_function.name=length_score)
+out=$(ppo "$work/remax_greedy.jsonl" "$work/cremax_greedy" "${remax[@]}" actor_rollout_ref.rollout.do_sample=false); rc=$?
+[ "$rc" -eq 0 ] || fail "remax greedy run (exit $rc): $(tail -5 <<<"$out")"
+out=$(ppo "$work/remax.jsonl" "$work/cremax" "${remax[@]}"); rc=$?
+[ "$rc" -eq 0 ] || fail "remax run (exit $rc): $(tail -5 <<<"$out")"
+python3 - "$work/remax_greedy.jsonl" "$work/remax.jsonl" <<'PY' || fail "remax advantages"
+import json, sys
+greedy, sampled = ({k: v for l in open(p) for k, v in json.loads(l)["data"].items()} for p in sys.argv[1:3])
+assert "timing_s/gen_max" in greedy and "timing_s/gen_max" in sampled, sorted(greedy)
+g = greedy["critic/score/mean"]
+assert g > 0 and greedy["critic/score/min"] == greedy["critic/score/max"], greedy
+assert greedy["critic/advantages/max"] == 0 and greedy["critic/advantages/min"] == 0, greedy
+assert sampled["critic/score/max"] > sampled["critic/score/min"], sampled
+for end in ("max", "min"):
+    want = sampled["critic/score/" + end] - g
+    assert abs(sampled["critic/advantages/" + end] - want) < 1e-6, (end, sampled, g)
+PY
 # DAPO's dynamic sampling (algorithm.filter_groups): prompts whose n rewards are all equal are
 # dropped and more generated. On the named reward's length (it varies) a step runs and logs
 # train/num_gen_batches; on its score (0 for every response of a random model) no prompt is kept

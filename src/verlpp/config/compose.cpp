@@ -1,8 +1,11 @@
 #include "verlpp/config/compose.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "verlpp/config/embedded_configs.h"
 #include "verlpp/config/interpolate.h"
@@ -97,6 +100,28 @@ bool is_hydra_setting(const std::string& path) {
   return path == "hydra" || path.starts_with("hydra.");
 }
 
+// verl's SFT config mounts config groups with its defaults list (engine/fsdp.yaml at engine,
+// optim/fsdp.yaml at optim, model/hf_model.yaml at model), and its scripts choose them on the
+// command line (`engine=fsdp`). verlpp's sft_trainer.yaml is that composition already: choosing
+// the same option changes nothing; another one (megatron, veomni, ...) is not composed here.
+// Returns whether `item` is such a choice, to skip; throws verlpp::Error for another option.
+bool is_config_group_choice(const std::string& config_name, const Override& item) {
+  static const std::map<std::string, std::string> sft_groups = {
+      {"engine", "fsdp"}, {"optim", "fsdp"}, {"model", "hf_model"}};
+  if (config_name != "sft_trainer" && config_name != "sft_trainer.yaml") return false;
+  const auto group = sft_groups.find(item.path);
+  if (group == sft_groups.end() || item.op != Override::Op::set || !item.value ||
+      item.value->kind() != Node::Kind::string) {
+    return false;
+  }
+  if (item.value->as_string() == group->second) return true;
+  throw Error(fmt::format(
+      "override '{}': chooses verl's config group {}/{}.yaml; verlpp's sft composes {}/{}.yaml "
+      "only (use {}={}, or leave it out)",
+      item.text, item.path, item.value->as_string(), item.path, group->second, item.path,
+      group->second));
+}
+
 }  // namespace
 
 void merge_into(Node& base, const Node& overlay) {
@@ -127,6 +152,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
   std::vector<Override> deferred;
   for (const auto& argument : request.overrides) {
     Override item = parse_override(argument);
+    if (is_config_group_choice(request.config_name, item)) continue;
     out.user_keys.push_back(item.path);
     if (is_hydra_setting(item.path)) continue;  // listed as ignored (ignored.cpp)
     if (apply_override(out.root, item) == Applied::deferred) deferred.push_back(std::move(item));

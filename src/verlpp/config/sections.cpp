@@ -175,6 +175,8 @@ ActorConfig bind_actor(const Section& s) {
   a.clip_ratio_low = s.real("clip_ratio_low");
   a.clip_ratio_high = s.real("clip_ratio_high");
   a.clip_ratio_c = s.real("clip_ratio_c");
+  a.tau_pos = s.real("tau_pos");
+  a.tau_neg = s.real("tau_neg");
   a.entropy_coeff = s.real("entropy_coeff");
   a.use_kl_loss = s.boolean("use_kl_loss");
   a.kl_loss_coef = s.real("kl_loss_coef");
@@ -188,6 +190,9 @@ ActorConfig bind_actor(const Section& s) {
   a.policy_loss.loss_mode = loss.string("loss_mode");
   a.policy_loss.clip_cov_ratio = loss.real("clip_cov_ratio");
   a.policy_loss.kl_cov_ratio = loss.real("kl_cov_ratio");
+  a.policy_loss.clip_cov_lb = loss.real("clip_cov_lb");
+  a.policy_loss.clip_cov_ub = loss.real("clip_cov_ub");
+  a.policy_loss.ppo_kl_coef = loss.real("ppo_kl_coef");
   a.policy_loss.dro_beta = loss.opt_real("dro_beta");
   a.optim = bind_optim(s.child("optim"));
   a.engine = bind_engine(s, "fsdp_config");

@@ -115,6 +115,8 @@ struct EngineConfig {
 struct PolicyLossConfig {
   std::string loss_mode;
   double clip_cov_ratio = 0, kl_cov_ratio = 0;
+  double clip_cov_lb = 1.0, clip_cov_ub = 5.0;  // clip_cov's covariance band
+  double ppo_kl_coef = 0.1;                     // kl_cov's |delta| weight
   std::optional<double> dro_beta;
 };
 
@@ -135,6 +137,7 @@ struct ActorConfig {
   std::optional<std::int64_t> ppo_micro_batch_size, ppo_micro_batch_size_per_gpu;
   bool use_dynamic_bsz = false, use_kl_loss = false;
   double clip_ratio = 0.2, clip_ratio_low = 0.2, clip_ratio_high = 0.2, clip_ratio_c = 3.0;
+  double tau_pos = 1.0, tau_neg = 1.05;  // SAPO's gate temperatures (A > 0, A <= 0)
   double entropy_coeff = 0, kl_loss_coef = 0;
   std::string kl_loss_type, loss_agg_mode, router_replay_mode;
   std::int64_t ulysses_sequence_parallel_size = 1;

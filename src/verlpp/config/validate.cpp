@@ -635,11 +635,11 @@ void check_trainer(const Config& c, Findings& out) {
               device.source + "=cuda");
   }
   const RewardModelPoolConfig& rm = c.reward_model;
-  if (rm.enable && rm.enable_resource_pool && (rm.n_gpus_per_node <= 0 || rm.nnodes <= 0)) {
-    add_error(out, "reward.reward_model.n_gpus_per_node",
-              fmt::format("a separate reward-model pool needs devices, got {} × {}",
-                          rm.n_gpus_per_node, rm.nnodes),
-              "reward.reward_model.nnodes=1");
+  if (rm.enable) {  // bt13: accepted, and the run trained on the rule reward without a word
+    add_error(out, "reward.reward_model.enable",
+              "verlpp has no model-based reward (a reward model scoring the responses); it scores "
+              "with the rule-based scorers and custom reward functions",
+              "reward.reward_model.enable=False");
   }
 }
 

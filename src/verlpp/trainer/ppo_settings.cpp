@@ -55,6 +55,11 @@ engine::ActorSettings actor_settings(const config::Config& config) {
   s.loss.policy.clip_ratio_c = a.clip_ratio_c;
   s.loss.policy.clip_cov_ratio = a.policy_loss.clip_cov_ratio;
   s.loss.policy.kl_cov_ratio = a.policy_loss.kl_cov_ratio;
+  s.loss.policy.clip_cov_lb = a.policy_loss.clip_cov_lb;
+  s.loss.policy.clip_cov_ub = a.policy_loss.clip_cov_ub;
+  s.loss.policy.ppo_kl_coef = a.policy_loss.ppo_kl_coef;
+  s.loss.policy.tau_pos = a.tau_pos;
+  s.loss.policy.tau_neg = a.tau_neg;
   s.loss.policy.dro_beta = a.policy_loss.dro_beta;
   s.loss.policy.loss_agg_mode = a.loss_agg_mode;
   s.loss.entropy_coeff = a.entropy_coeff;

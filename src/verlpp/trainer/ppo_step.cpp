@@ -49,7 +49,8 @@ std::vector<std::string> prompt_uids(std::int64_t global_step, std::size_t first
 }
 
 // The step's `gen_batch`-th generation batch (0 for the first; more with filter_groups): its
-// prompts' uids continue the numbering after `first_uid`, its draws come from their own seed.
+// prompts' uids continue the numbering after `first_uid`, its draws come from their own seed. The
+// actor's weights must be gathered.
 data::Batch generate(PpoContext& ctx, std::int64_t global_step,
                      const std::vector<std::int64_t>& rows, std::size_t first_uid,
                      std::int64_t gen_batch) {
@@ -58,14 +59,9 @@ data::Batch generate(PpoContext& ctx, std::int64_t global_step,
   prompts.set_non_tensor("uid", std::vector<nlohmann::json>(uids.begin(), uids.end()));
   const data::Batch repeated = prompts.repeat_interleave(ctx.config.rollout.n);
   const std::uint64_t seed = rollout_seed(ctx.config.rollout.seed, global_step);
-  data::Batch generated = generate_on_ranks(
+  return generate_on_ranks(
       ctx.actor->model(), repeated, ctx.train_sampling,
       gen_batch == 0 ? seed : splitmix64(seed, static_cast<std::uint64_t>(gen_batch)), ctx.world);
-  ctx.actor->release_weights();
-  if (ctx.config.rollout.free_cache_engine) {
-    release_cached_device_memory(ctx.actor->model().device());
-  }
-  return generated;
 }
 
 std::vector<std::int64_t> sequence_lengths(const at::Tensor& attention_mask) {
@@ -135,6 +131,9 @@ void compute_advantages(PpoContext& ctx, data::Batch& batch, Metrics& metrics) {
   }
   if (batch.has_tensor("rollout_is_weights")) {
     in.rollout_is_weights = batch.tensor("rollout_is_weights").to(at::kCPU);
+  }
+  if (batch.has_tensor("reward_baselines")) {
+    in.reward_baselines = batch.tensor("reward_baselines").to(at::kCPU);
   }
   const algo::AdvantageResult adv =
       algo::compute_advantage(ctx.config.algorithm.adv_estimator, in, advantage_config(ctx.config));
@@ -220,12 +219,35 @@ StepBatch step_batch(const data::Batch& batch) {
   return s;
 }
 
-// A generation batch with its rewards: token_level_scores and reward_extra_info/* (see generate).
+// ReMax's baseline (verl's trainer, adv_estimator remax: `gen_max`): each prompt's greedy
+// response (do_sample false) scored by the reward function, the sum of its token-level scores
+// repeated for the prompt's n rows: reward_baselines fp32 [rows × n].
+at::Tensor greedy_baselines(PpoContext& ctx, const std::vector<std::int64_t>& rows) {
+  const data::Batch prompts = ctx.train_data->collate(rows);
+  rollout::SamplingParams greedy = ctx.train_sampling;
+  greedy.do_sample = false;
+  const data::Batch generated =
+      generate_on_ranks(ctx.actor->model(), prompts, greedy, 0, ctx.world);
+  const BatchRewards rewards =
+      compute_batch_rewards(generated, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
+  return rewards.token_level_scores.sum(-1).to(at::kFloat).repeat_interleave(ctx.config.rollout.n);
+}
+
+// A generation batch with its rewards: token_level_scores and reward_extra_info/* (see generate),
+// and reward_baselines for ReMax.
 data::Batch generate_scored(PpoContext& ctx, std::int64_t global_step,
                             const std::vector<std::int64_t>& rows, std::size_t first_uid,
                             std::int64_t gen_batch, PhaseTimer& timer) {
   data::Batch batch =
       timer.time("gen", [&] { return generate(ctx, global_step, rows, first_uid, gen_batch); });
+  if (ctx.config.algorithm.adv_estimator == "remax") {
+    batch.set_tensor("reward_baselines",
+                     timer.time("gen_max", [&] { return greedy_baselines(ctx, rows); }));
+  }
+  ctx.actor->release_weights();
+  if (ctx.config.rollout.free_cache_engine) {
+    release_cached_device_memory(ctx.actor->model().device());
+  }
   timer.time("reward", [&] {
     const BatchRewards rewards =
         compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);

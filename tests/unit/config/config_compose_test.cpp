@@ -299,5 +299,22 @@ TEST(ParseYaml, DuplicateKeyIsAnError) {
   EXPECT_NO_THROW(parse_yaml("a:\n  c: 1\nb:\n  c: 2\n", "same key in two maps"));
 }
 
+// verl's SFT scripts choose config groups (`engine=fsdp`, bt13): the composed default is kept
+// and the choice is not a user key; another option is refused naming the group's file.
+TEST(ComposeSftTrainer, ConfigGroupChoices) {
+  const ComposedConfig chosen = compose_config(
+      {std::nullopt, "sft_trainer", {"engine=fsdp", "optim=fsdp", "model=hf_model"}});
+  EXPECT_EQ(at(chosen.root, "engine.strategy").as_string(), "fsdp");
+  EXPECT_TRUE(at(chosen.root, "optim").is_map());
+  EXPECT_TRUE(chosen.user_keys.empty());
+  try {
+    compose({"engine=megatron"}, "sft_trainer");
+    ADD_FAILURE() << "engine=megatron accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("engine/megatron.yaml"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(compose({"engine=fsdp"}), Error);  // ppo_trainer has no such group
+}
+
 }  // namespace
 }  // namespace verlpp::config

@@ -93,6 +93,16 @@ TEST(ValidateGrpo, FullyValidConfigHasNoErrors) {
   }
 }
 
+// A reward model (verl: a model scoring the responses) is not implemented: enabling one is an
+// error under either spelling (bt13: accepted, and the run used the rule reward without a word).
+TEST(ValidateReward, RewardModelIsRefused) {
+  EXPECT_TRUE(has_error(check(grpo({"reward.reward_model.enable=True"})).findings,
+                        "reward.reward_model.enable"));
+  EXPECT_TRUE(
+      has_error(check(grpo({"reward_model.enable=True"})).findings, "reward.reward_model.enable"));
+  EXPECT_FALSE(has_error(check(grpo()).findings, "reward.reward_model.enable"));
+}
+
 // verl's defaults: CUDA graphs on (enforce_eager false), cache freed after generation.
 TEST(ValidateGrpo, RolloutEngineFlagsBindWithVerlDefaults) {
   const Checked defaults = check(grpo());
