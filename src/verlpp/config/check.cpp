@@ -106,6 +106,22 @@ std::vector<VocabReader> vocab_readers(const Config& config,
   return readers;
 }
 
+// A Python reward function (verl's custom_reward_function.path) cannot be loaded: verlpp loads a
+// shared library (reward/verlpp_reward_abi.h). bt13: refused only after the model had loaded.
+void check_custom_reward_path(const Node& root, Findings& out) {
+  const std::string key = "reward.custom_reward_function.path";
+  const Node* path = find_path(root, key);
+  if (path == nullptr || path->kind() != Node::Kind::string ||
+      !path->as_string().ends_with(".py")) {
+    return;
+  }
+  add_error(out, key,
+            fmt::format("'{}' is a Python file; verlpp loads custom rewards from a shared library "
+                        "(.so) exporting an extern \"C\" function (reward/verlpp_reward_abi.h)",
+                        path->as_string()),
+            "build the reward function as a shared library and give its path");
+}
+
 }  // namespace
 
 void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
@@ -117,7 +133,9 @@ void refuse_unread_keys(const ComposedConfig& composed, const KeyReads& reads,
               "verlpp ignores this setting, but verl would refuse its value: " + mismatch.message,
               "remove it, or give it a value of its default's kind");
   }
-  const auto unread = unread_keys(composed.user_keys, reads, composed.root, defaults);
+  const auto unread =
+      unread_keys(composed.user_keys, reads_through_interpolations(reads, composed.interpolations),
+                  composed.root, defaults);
   for (const auto& u : unread) {
     if (u.engine_setting) {
       ignored.push_back(u.key);
@@ -169,6 +187,7 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
     check_model_folder("critic.model.path", report.config.critic.model.path, "critic",
                        report.findings);
   }
+  check_custom_reward_path(report.composed.root, report.findings);
   report.layout = plan_layout(report.config, shape, report.findings);
   note_sharded_layout(report.layout, report.findings);
   validate_config(report.config, report.layout, report.findings);

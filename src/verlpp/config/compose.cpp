@@ -157,7 +157,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
     if (is_hydra_setting(item.path)) continue;  // listed as ignored (ignored.cpp)
     if (apply_override(out.root, item) == Applied::deferred) deferred.push_back(std::move(item));
   }
-  resolve_interpolations(out.root);
+  resolve_interpolations(out.root, &out.interpolations);
   if (deferred.empty()) {
     migrate_legacy_reward(out.root, out.user_keys);
     return out;
@@ -168,7 +168,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
     if (item.op == Override::Op::add) item.op = Override::Op::force;
     apply_override(out.root, item);
   }
-  resolve_interpolations(out.root);
+  resolve_interpolations(out.root, &out.interpolations);
   migrate_legacy_reward(out.root, out.user_keys);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/interpolate.h"
 #include "verlpp/config/node.h"
 
 namespace verlpp::config {
@@ -21,6 +22,7 @@ struct ComposedConfig {
   Node root;                           // resolved tree
   std::vector<std::string> user_keys;  // keys set by a user file or an override
   std::string origin;                  // where the primary config came from, for the report
+  std::vector<InterpolationEdge> interpolations;  // which key's value came from which
 };
 
 // Deep-merges `overlay` into `base`: maps merge key by key, anything else replaces; the scalar

@@ -45,7 +45,7 @@ std::size_t closing_brace(std::string_view text, std::size_t open) {
 
 class Resolver {
  public:
-  explicit Resolver(Node& root) : root_(root) {}
+  Resolver(Node& root, std::vector<InterpolationEdge>* edges) : root_(root), edges_(edges) {}
 
   void resolve_all() { resolve_subtree({}); }
 
@@ -178,6 +178,7 @@ class Resolver {
       target = split_path(reference);
     }
     if (find_parts(root_, target) == nullptr) return nullptr;
+    if (edges_ != nullptr) edges_->push_back({join(key), join(target)});
     resolve_subtree(target);
     return find_parts(root_, target);
   }
@@ -187,11 +188,14 @@ class Resolver {
   }
 
   Node& root_;
+  std::vector<InterpolationEdge>* edges_;
   std::set<std::string> in_progress_;
 };
 
 }  // namespace
 
-void resolve_interpolations(Node& root) { Resolver(root).resolve_all(); }
+void resolve_interpolations(Node& root, std::vector<InterpolationEdge>* edges) {
+  Resolver(root, edges).resolve_all();
+}
 
 }  // namespace verlpp::config

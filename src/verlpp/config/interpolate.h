@@ -9,13 +9,23 @@
 // inside a longer string are spliced in as text.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "verlpp/config/node.h"
 
 namespace verlpp::config {
 
+// A key whose value came from another through an interpolation: `target` (holding ${source})
+// reads `source`. Dotted paths.
+struct InterpolationEdge {
+  std::string target;
+  std::string source;
+};
+
 // Throws verlpp::Error naming the key that holds the interpolation for: an unknown key, a reference
 // to an unset (???) key, an unset environment variable without default, an unknown resolver, a
-// cycle.
-void resolve_interpolations(Node& root);
+// cycle. With `edges`, appends one edge per key reference resolved (oc.select's included).
+void resolve_interpolations(Node& root, std::vector<InterpolationEdge>* edges = nullptr);
 
 }  // namespace verlpp::config

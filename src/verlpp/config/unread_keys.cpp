@@ -110,4 +110,17 @@ std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, co
   return out;
 }
 
+KeyReads reads_through_interpolations(KeyReads reads, const std::vector<InterpolationEdge>& edges) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const InterpolationEdge& edge : edges) {
+      if (reads.count(edge.source) == 0 && was_read(edge.target, reads)) {
+        reads.insert(edge.source);
+        grew = true;
+      }
+    }
+  }
+  return reads;
+}
+
 }  // namespace verlpp::config

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/interpolate.h"
 #include "verlpp/config/node.h"
 #include "verlpp/config/section.h"
 
@@ -28,5 +29,9 @@ struct UnreadKey {
 // default (an override `a={b:1}`, merged) is reported by its entries that differ, a.b.
 std::vector<UnreadKey> unread_keys(const std::vector<std::string>& user_keys, const KeyReads& reads,
                                    const Node& root, const Node& defaults);
+
+// `reads` plus every key whose value reached a read key through interpolations (a chain of them),
+// so that a key a config refers to with ${...} counts as read where its value is.
+KeyReads reads_through_interpolations(KeyReads reads, const std::vector<InterpolationEdge>& edges);
 
 }  // namespace verlpp::config

@@ -226,6 +226,15 @@ void check_log_prob_batches(const Config& c, const Layout& layout, Findings& out
   }
 }
 
+// The full-vocabulary KL ("full", "full+") is a name verl accepts and then raises on at the first
+// update, as verlpp's loss does (bt13: check passed it): refused up front when it is used.
+void refuse_full_kl(const std::string& key, const std::string& name, Findings& out) {
+  if (name != "full" && name != "full+") return;
+  add_error(out, key,
+            "the full-vocabulary KL is not implemented (verl raises at the first update too)",
+            key + "=low_var_kl");
+}
+
 void check_actor(const Config& c, const Layout& layout, Findings& out) {
   const ActorConfig& a = c.actor;
   check_name(kActor + ".strategy", a.strategy, kStrategies, out);
@@ -233,6 +242,7 @@ void check_actor(const Config& c, const Layout& layout, Findings& out) {
   check_name(kActor + ".loss_agg_mode", a.loss_agg_mode, kLossAggModes, out);
   check_name(kActor + ".policy_loss.loss_mode", a.policy_loss.loss_mode, kPolicyLosses, out);
   check_name(kActor + ".kl_loss_type", a.kl_loss_type, kKlPenalties, out);
+  if (a.use_kl_loss) refuse_full_kl(kActor + ".kl_loss_type", a.kl_loss_type, out);
   check_name(kActor + ".router_replay.mode", a.router_replay_mode, kRouterReplay, out);
   if (a.engine.fsdp) {
     check_name(kActor + ".fsdp_config.strategy", a.engine.fsdp->strategy,
@@ -466,6 +476,8 @@ void check_algorithm(const Config& c, Findings& out) {
   }
   check_name("algorithm.adv_estimator", al.adv_estimator, kAdvEstimators, out);
   check_name("algorithm.kl_penalty", al.kl_penalty, kKlPenalties, out);
+  check_name("algorithm.kl_ctrl.type", al.kl_ctrl.type, std::array{"fixed", "adaptive"}, out);
+  if (al.use_kl_in_reward) refuse_full_kl("algorithm.kl_penalty", al.kl_penalty, out);
   const bool otb = al.adv_estimator == "optimal_token_baseline" ||
                    al.adv_estimator == "tir_optimal_token_baseline";
   if (otb && !c.actor.calculate_sum_pi_squared) {

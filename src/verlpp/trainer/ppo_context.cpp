@@ -112,6 +112,17 @@ config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
   return sharding;
 }
 
+// The critic's model, its errors naming critic.model.path (bt13: verl's default path, a folder on
+// verl's machines, failed as "model config: no such file" without the key).
+model::CausalLM load_critic_trunk(const std::string& path, at::ScalarType dtype,
+                                  const at::Device& device, bool vision) {
+  try {
+    return model::CausalLM::from_pretrained(path, dtype, device, vision);
+  } catch (const Error& e) {
+    throw Error(fmt::format("critic.model.path={}: {}", path, e.what()));
+  }
+}
+
 void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
@@ -149,8 +160,7 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
         std::move(ref), ctx.world);
   }
   if (config::need_critic(c)) {
-    model::CausalLM trunk =
-        model::CausalLM::from_pretrained(c.critic.model.path, dtype, ctx.device, vision);
+    model::CausalLM trunk = load_critic_trunk(c.critic.model.path, dtype, ctx.device, vision);
     trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
     engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
                                                      kValueHeadSeed, dtype, ctx.device);

@@ -43,6 +43,36 @@ TEST(UnreadKeys, AnUnreadKeySetAwayFromItsDefaultIsRefused) {
       << format_report(report);
 }
 
+// A key whose value reaches a read key through ${...} is read there (bt13: verl-recipe's entropy
+// config keeps reward_model.overlong_buffer.* and interpolates them into the reward's
+// overlong_buffer_cfg); alone it is refused.
+TEST(UnreadKeys, AKeyReachingAReadKeyByInterpolationIsRead) {
+  EXPECT_EQ(error_keys({"+custom.buffer.len=8"}), std::vector<std::string>{"custom.buffer.len"});
+  EXPECT_TRUE(error_keys({"+custom.buffer.len=8",
+                          "++reward.reward_kwargs.overlong_buffer_cfg.len=${custom.buffer.len}"})
+                  .empty());
+  EXPECT_TRUE(error_keys({"+custom.buffer={len:8}", "+custom.link={len:${custom.buffer.len}}",
+                          "++reward.reward_kwargs.overlong_buffer_cfg.len=${custom.link.len}"})
+                  .empty());
+}
+
+// A Python reward file is refused by check (verlpp loads shared libraries), a library path is not.
+TEST(CheckReward, PythonRewardFileIsRefused) {
+  const std::string key = "reward.custom_reward_function.path";
+  for (const auto& [path, refused] :
+       {std::pair{"my_reward.py", true}, {"libmy_reward.so", false}}) {
+    ConfigRequest request;
+    request.overrides = {key + "=" + path, kRolloutName};
+    const Findings findings = check_config(request).findings;
+    EXPECT_EQ(std::any_of(findings.begin(), findings.end(),
+                          [&](const Finding& f) {
+                            return f.severity == Finding::Severity::error && f.key == key;
+                          }),
+              refused)
+        << path;
+  }
+}
+
 TEST(UnreadKeys, DefaultValuesReadKeysAndIgnoredKeysPass) {
   EXPECT_TRUE(error_keys({kUnread + "=0", "algorithm.rollout_correction.rollout_is=token",
                           "data.train_batch_size=64", "+ray_kwargs.ray_init.num_cpus=4"})

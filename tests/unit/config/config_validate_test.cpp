@@ -103,6 +103,23 @@ TEST(ValidateReward, RewardModelIsRefused) {
   EXPECT_FALSE(has_error(check(grpo()).findings, "reward.reward_model.enable"));
 }
 
+// bt13: names the run refused only later are refused by check: the full KL where it is used
+// (verl raises at the first update too), a misspelt KL controller type, a Python reward file.
+TEST(ValidateKl, FullKlWhereUsedAndControllerTypeAreChecked) {
+  const std::string loss_key = kActor + ".kl_loss_type";
+  EXPECT_TRUE(has_error(check(grpo({kActor + ".use_kl_loss=true", loss_key + "=full"})).findings,
+                        loss_key));
+  EXPECT_FALSE(has_error(check(grpo({kActor + ".use_kl_loss=false", loss_key + "=full"})).findings,
+                         loss_key));
+  EXPECT_TRUE(has_error(
+      check(grpo({"algorithm.use_kl_in_reward=true", "algorithm.kl_penalty=full+"})).findings,
+      "algorithm.kl_penalty"));
+  EXPECT_TRUE(has_error(check(grpo({"algorithm.kl_ctrl.type=adaptiv"})).findings,
+                        "algorithm.kl_ctrl.type"));
+  EXPECT_FALSE(has_error(check(grpo({"algorithm.kl_ctrl.type=adaptive"})).findings,
+                         "algorithm.kl_ctrl.type"));
+}
+
 // verl's defaults: CUDA graphs on (enforce_eager false), cache freed after generation.
 TEST(ValidateGrpo, RolloutEngineFlagsBindWithVerlDefaults) {
   const Checked defaults = check(grpo());
