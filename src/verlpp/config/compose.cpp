@@ -159,7 +159,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
   }
   resolve_interpolations(out.root, &out.interpolations);
   if (deferred.empty()) {
-    migrate_legacy_reward(out.root, out.user_keys);
+    migrate_legacy_reward(out.root, out.user_keys, out.interpolations);
     return out;
   }
   // Under an interpolated map the key came from the referenced map, not from this config: Hydra's
@@ -169,7 +169,7 @@ ComposedConfig compose_config(const ConfigRequest& request) {
     apply_override(out.root, item);
   }
   resolve_interpolations(out.root, &out.interpolations);
-  migrate_legacy_reward(out.root, out.user_keys);
+  migrate_legacy_reward(out.root, out.user_keys, out.interpolations);
   return out;
 }
 

@@ -41,7 +41,8 @@ std::string moved_path(const std::string& path) {
 
 }  // namespace
 
-void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys) {
+void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys,
+                           std::vector<InterpolationEdge>& interpolations) {
   for (const std::string& legacy :
        {std::string("reward_model"), std::string("custom_reward_function"),
         std::string("sandbox_fusion")}) {
@@ -64,6 +65,11 @@ void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys) {
   for (std::string& key : user_keys) {
     const std::string to = moved_path(key);
     if (!to.empty()) key = to;
+  }
+  const std::size_t edges = interpolations.size();
+  for (std::size_t i = 0; i < edges; ++i) {
+    const std::string to = moved_path(interpolations[i].target);
+    if (!to.empty()) interpolations.push_back({to, interpolations[i].source});
   }
 }
 

@@ -9,13 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/interpolate.h"
 #include "verlpp/config/node.h"
 
 namespace verlpp::config {
 
 // Copies every set (non-null) legacy value of `root` to its reward.* place, and renames the
 // entries of `user_keys` that name a legacy key after the key it moved to (so the audit of
-// unread settings judges the setting where verlpp reads it).
-void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys);
+// unread settings judges the setting where verlpp reads it); an interpolation into a legacy key
+// gets an edge into the key it moved to too (a recipe's reward_model.reward_kwargs.
+// overlong_buffer_cfg: ${reward_model.overlong_buffer} is read as reward.reward_kwargs...).
+void migrate_legacy_reward(Node& root, std::vector<std::string>& user_keys,
+                           std::vector<InterpolationEdge>& interpolations);
 
 }  // namespace verlpp::config

@@ -51,6 +51,10 @@ TEST(UnreadKeys, AKeyReachingAReadKeyByInterpolationIsRead) {
   EXPECT_TRUE(error_keys({"+custom.buffer.len=8",
                           "++reward.reward_kwargs.overlong_buffer_cfg.len=${custom.buffer.len}"})
                   .empty());
+  // Into a legacy key that moves to reward.* (the recipe's own layout).
+  EXPECT_TRUE(error_keys({"+custom.buffer={len:8}",
+                          "+reward_model.reward_kwargs={overlong_buffer_cfg:${custom.buffer}}"})
+                  .empty());
   EXPECT_TRUE(error_keys({"+custom.buffer={len:8}", "+custom.link={len:${custom.buffer.len}}",
                           "++reward.reward_kwargs.overlong_buffer_cfg.len=${custom.link.len}"})
                   .empty());
