@@ -161,7 +161,7 @@ expect_has "actor_rollout_ref.rollout.name" "unknown rollout name"
 expect_has "vlm" "unknown rollout name"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm reward.reward_manager.name=bogus
 expect_rc 1 "unknown reward manager"
-expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo" "unknown reward manager"
+expect_has "reward.reward_manager.name: unknown value 'bogus'; valid: naive, dapo, gdpo" "unknown reward manager"
 run "$VERLPP" check actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.fsdp_config.dtype=bf32
 expect_rc 1 "unknown fsdp dtype"
 expect_has "actor_rollout_ref.actor.fsdp_config.dtype: unknown value 'bf32'; valid: bfloat16, float16" "unknown fsdp dtype"

@@ -321,7 +321,8 @@ void check_critic(const Config& c, const Layout& layout, Findings& out) {
 
 constexpr std::array kRolloutNames = {"vllm", "sglang", "trtllm", "hf"};
 // The reward managers reward/reward_manager.h implements (verl's naive and dapo).
-constexpr std::array kRewardManagers = {"naive", "dapo"};
+// gdpo: verl's reward loop registers it for GDPO runs; it scores as naive does.
+constexpr std::array kRewardManagers = {"naive", "dapo", "gdpo"};
 
 void check_rollout(const Config& c, Findings& out) {
   const RolloutConfig& r = c.rollout;

@@ -12,9 +12,9 @@ namespace verlpp::reward {
 namespace {
 
 void check_config(const RewardManagerConfig& config) {
-  if (config.name != "naive" && config.name != "dapo") {
+  if (config.name != "naive" && config.name != "dapo" && config.name != "gdpo") {
     throw Error(fmt::format(
-        "reward.reward_manager.name: '{}' is not a reward manager verlpp has (naive, dapo)",
+        "reward.reward_manager.name: '{}' is not a reward manager verlpp has (naive, dapo, gdpo)",
         config.name));
   }
   const auto& buffer = config.overlong_buffer;

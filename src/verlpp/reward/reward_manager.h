@@ -36,7 +36,8 @@ struct OverlongBufferConfig {
   std::int64_t max_resp_len = 0;
 };
 
-// reward.reward_manager.name ("naive" or "dapo") and the DAPO overlong settings.
+// reward.reward_manager.name ("naive", "dapo", or "gdpo": verl's reward loop registers it for
+// GDPO runs and it scores as naive does) and the DAPO overlong settings.
 struct RewardManagerConfig {
   std::string name = "naive";
   OverlongBufferConfig overlong_buffer;

@@ -28,6 +28,19 @@ TEST(RewardManager, NaivePlacesScoreOnLastValidToken) {
   EXPECT_EQ(out.extra.at("acc"), (std::vector<double>{1.0, 0.0, 1.0}));
 }
 
+// verl's reward loop registers a gdpo manager for GDPO runs; it scores as naive does (the
+// score at the last valid token, acc in reward_extra_info), and no overlong penalty applies.
+TEST(RewardManager, GdpoScoresAsNaive) {
+  RewardManagerConfig config;
+  config.name = "gdpo";
+  config.overlong_buffer = {.enable = true, .len = 4, .max_resp_len = 10};
+  const auto out = compute_rewards(config, Scorer(ScorerConfig{}), items(), 10);
+  EXPECT_EQ(out.reward_tensor[0][7].item<float>(), 1.0f);
+  EXPECT_EQ(out.reward_tensor[2][9].item<float>(), 1.0f);
+  EXPECT_EQ(out.reward_tensor.sum().item<float>(), 2.0f);
+  EXPECT_EQ(out.extra.at("acc"), (std::vector<double>{1.0, 0.0, 1.0}));
+}
+
 TEST(RewardManager, DapoOverlongPenalty) {
   RewardManagerConfig config;
   config.name = "dapo";
