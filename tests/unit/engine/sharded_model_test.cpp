@@ -80,6 +80,22 @@ data::Batch half(const data::Batch& batch, int rank) {
   return batch.select({3 * rank, 3 * rank + 1, 3 * rank + 2});
 }
 
+// Two updates of `whole` on `batch` and of `sharded` on this rank's rows `mine` give the same
+// pg_loss and grad_norm, then the same weights, which moved away from `initial`.
+void expect_same_updates(Actor& whole, const data::Batch& batch, Actor& sharded,
+                         const data::Batch& mine, const model::CausalLM& initial) {
+  for (int step = 0; step < 2; ++step) {
+    const algo::Metrics a = whole.update_policy(batch);
+    const algo::Metrics b = sharded.update_policy(mine);
+    EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6);
+    EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6 * a.at("actor/grad_norm"));
+  }
+  sharded.gather_weights();
+  EXPECT_LT(testing::max_param_diff(whole.model(), sharded.model()), 1e-6);
+  EXPECT_GT(testing::max_param_diff(whole.model(), initial), 1e-4) << "no update";
+  sharded.release_weights();
+}
+
 void expect_equal_to_one_rank(const Case& c) {
   dist::test_ranks::run_both([&](const Communicator& comm) {
     Actor whole(model_of(c), settings(c.micro, c.ppo_epochs), adamw(), 10);
@@ -98,16 +114,7 @@ void expect_equal_to_one_rank(const Case& c) {
         (local_old - half(batch, comm.rank()).tensor("old_log_probs")).abs().max().item<double>(),
         1e-6);
 
-    for (int step = 0; step < 2; ++step) {
-      const algo::Metrics a = whole.update_policy(batch);
-      const algo::Metrics b = sharded.update_policy(mine);
-      EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6);
-      EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6 * a.at("actor/grad_norm"));
-    }
-    sharded.gather_weights();
-    EXPECT_LT(testing::max_param_diff(whole.model(), sharded.model()), 1e-6);
-    EXPECT_GT(testing::max_param_diff(whole.model(), model_of(c)), 1e-4) << "no update";
-    sharded.release_weights();
+    expect_same_updates(whole, batch, sharded, mine, model_of(c));
   });
 }
 
@@ -155,16 +162,7 @@ TEST_F(ShardedActor, HybridShardingEqualsOneRank) {
     EXPECT_EQ(hybrid.sharded()->replicas().rank(), comm.rank() / 2);
     EXPECT_EQ(hybrid.optimizer().writes_shard(), comm.rank() < 2);
     const data::Batch mine = batch.select({comm.rank()});
-    for (int step = 0; step < 2; ++step) {
-      const algo::Metrics a = whole.update_policy(batch);
-      const algo::Metrics b = hybrid.update_policy(mine);
-      EXPECT_NEAR(a.at("actor/pg_loss"), b.at("actor/pg_loss"), 1e-6);
-      EXPECT_NEAR(a.at("actor/grad_norm"), b.at("actor/grad_norm"), 1e-6 * a.at("actor/grad_norm"));
-    }
-    hybrid.gather_weights();
-    EXPECT_LT(testing::max_param_diff(whole.model(), hybrid.model()), 1e-6);
-    EXPECT_GT(testing::max_param_diff(whole.model(), testing::tiny_model()), 1e-4) << "no update";
-    hybrid.release_weights();
+    expect_same_updates(whole, batch, hybrid, mine, testing::tiny_model());
   });
 }
 
