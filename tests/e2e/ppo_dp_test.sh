@@ -117,8 +117,9 @@ out=$(VERL_FILE_LOGGER_PATH="$work/hsdp4.jsonl" "$VERLPP" launch --nproc-per-nod
   trainer.n_gpus_per_node=4 trainer.default_local_dir="$work/hsdp4" \
   actor_rollout_ref.actor.fsdp_config.fsdp_size=2 actor_rollout_ref.ref.fsdp_config.fsdp_size=2 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "4-rank hybrid-sharded GRPO (exit $rc): $(tail -5 <<<"$out")"
-grep -qF "actor: training state on rank 0 of 4 (sharded over 2 ranks, 2 copies)" <<<"$out" ||
-  fail "4-rank fsdp_size=2 is not hybrid: $(grep -F 'training state' <<<"$out")"
+grep -qF "actor: training state on rank 0 of 4 (sharded over 2 ranks, 2 copies)" <<<"$out" &&
+  grep -qF "ref: parameters on rank 0 of 4 (sharded over 2 ranks, 2 copies)" <<<"$out" ||
+  fail "4-rank fsdp_size=2 is not hybrid: $(grep -F 'rank 0 of 4' <<<"$out")"
 compare "$work/grpo1.jsonl" "$work/hsdp4.jsonl" "$work/grpo1" "$work/hsdp4" '*' 1e-6 ||
   fail "4-rank hybrid-sharded GRPO differs from 1 rank"
 ls "$work/hsdp4/global_step_2/actor" | grep -q '^optim_world_size_2_rank_1.safetensors$' &&

@@ -33,9 +33,9 @@ Scorer::Scorer(std::string role, model::CausalLM model, ScorerSettings settings,
   model_.set_requires_grad(false);
   if (!settings_.sharding) return;
   sharded_ = fsdp::ShardedModel::shard(model_, {}, {}, group, *settings_.sharding);
-  log_note(fmt::format("{}: parameters on rank {} of {} (sharded{}): {} B", role_, group.rank(),
-                       group.size(), settings_.sharding->param_offload ? ", on the CPU" : "",
-                       parameter_bytes()));
+  log_note(fmt::format("{}: parameters on rank {} of {} ({}{}): {} B", role_, group.rank(),
+                       group.size(), sharded_->layout(),
+                       settings_.sharding->param_offload ? ", on the CPU" : "", parameter_bytes()));
 }
 
 std::int64_t Scorer::parameter_bytes() const {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <string>
 
 #include "verlpp/core/log.h"
 
@@ -17,14 +16,6 @@ fsdp::TrainingStateBytes replicated_bytes(const std::vector<at::Tensor>& paramet
   }
   out.gradients = out.parameters;
   return out;
-}
-
-// How the state is held, for the log: "replicated", "sharded" over every rank, or hybrid.
-std::string holding(const fsdp::ShardedModel* sharded) {
-  if (!sharded) return "replicated";
-  const int copies = sharded->replicas().size();
-  if (copies == 1) return "sharded";
-  return fmt::format("sharded over {} ranks, {} copies", sharded->group().size(), copies);
 }
 
 }  // namespace
@@ -59,8 +50,8 @@ TrainingState make_training_state(const std::string& role, model::CausalLM& mode
   }
   log_note(fmt::format(
       "{}: training state on rank {} of {} ({}): parameters {} B, gradients {} B, optimizer {} B",
-      role, dp.rank(), dp.size(), holding(state.sharded.get()), bytes.parameters, bytes.gradients,
-      state.optimizer->state_bytes()));
+      role, dp.rank(), dp.size(), state.sharded ? state.sharded->layout() : "replicated",
+      bytes.parameters, bytes.gradients, state.optimizer->state_bytes()));
   return state;
 }
 

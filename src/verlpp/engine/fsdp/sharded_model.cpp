@@ -327,6 +327,13 @@ const dist::Communicator& ShardedModel::group() const { return impl_->group; }
 
 const dist::Communicator& ShardedModel::replicas() const { return impl_->replicas; }
 
+std::string ShardedModel::layout() const {
+  const int copies = impl_->replicas.size();
+  if (copies == 1) return "sharded";
+  return "sharded over " + std::to_string(impl_->group.size()) + " ranks, " +
+         std::to_string(copies) + " copies";
+}
+
 TrainingStateBytes ShardedModel::state_bytes() const {
   TrainingStateBytes out;
   for (const Param& p : impl_->params) {

@@ -98,6 +98,8 @@ class ShardedModel : public model::LayerHooks {
   // ranks holding the same shard in the other copies (a world of one unless hybrid).
   const dist::Communicator& group() const;
   const dist::Communicator& replicas() const;
+  // For logs: "sharded" over every rank, or "sharded over F ranks, C copies" (hybrid).
+  std::string layout() const;
   TrainingStateBytes state_bytes() const;
 
   struct Impl;
