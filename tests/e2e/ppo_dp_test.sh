@@ -185,6 +185,20 @@ for k, tol in [("actor/pg_loss", 1e-6), ("actor/grad_norm", 1e-6), ("actor/kl_lo
     assert abs(a[k] - b[k]) <= tol * max(1, abs(a[k])), (k, a[k], b[k])
 PY
 
+# The hybrid 4-rank checkpoint of step 1 (two copies over 2 ranks each) resumed on 2 ranks
+# sharded over both: step 2 is the 2-rank run's.
+out=$(two hsdp_resumed trainer.resume_mode=resume_path trainer.resume_from_path="$work/hsdp4/global_step_1" \
+      trainer.val_before_train=false); rc=$?
+[ "$rc" -eq 0 ] || fail "2-rank resume of a hybrid checkpoint (exit $rc): $(tail -5 <<<"$out")"
+check_metrics "$work/grpo2.jsonl" "$work/hsdp_resumed.jsonl" <<'PY' || fail "hybrid-resumed step 2 differs"
+import sys
+from compare_runs import steps_of
+a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
+for k, tol in [("actor/pg_loss", 1e-6), ("actor/grad_norm", 1e-6), ("actor/kl_loss", 1e-6),
+               ("critic/score/mean", 1e-6), ("actor/ppo_kl", 1e-5)]:
+    assert abs(a[k] - b[k]) <= tol * max(1, abs(a[k])), (k, a[k], b[k])
+PY
+
 # 5. SFT on 2 ranks equals 1 rank.
 for i in 1 2 3 4 5 6 7 8 9 10 11; do
   echo "{\"prompt\": \"What is $i plus $((i * 7))?\", \"response\": \"It is $((i * 8)).\"}"
