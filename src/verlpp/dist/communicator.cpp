@@ -80,7 +80,10 @@ struct Communicator::Impl {
   std::chrono::milliseconds timeout{0};
   std::string master_addr;  // Gloo's subgroups bind to the interface that reaches it
   int rank = 0, size = 1;
-  int splits = 0;  // split() calls so far: each one's groups meet under their own store prefix
+  int splits = 0;  // subgroups made so far: each split's groups meet under their own store prefix
+  // Each partition split() was given, with this rank's subgroup of it (handed back for the same
+  // partition: the actor, the reference policy and the critic share their hybrid-sharding groups).
+  std::vector<std::pair<std::vector<std::vector<int>>, Communicator>> subgroups;
 
   // Runs one collective and waits for it; c10d's and Gloo's failures become one-line errors.
   void run(const char* op, const std::function<c10::intrusive_ptr<c10d::Work>()>& start) const {
@@ -349,6 +352,16 @@ std::size_t group_holding(const std::vector<std::vector<int>>& groups, int rank,
 Communicator Communicator::split(const std::vector<std::vector<int>>& groups) const {
   const std::size_t mine = group_holding(groups, rank(), size());
   if (!impl_) return {};
+  for (const auto& [partition, subgroup] : impl_->subgroups) {
+    if (partition == groups) return subgroup;
+  }
+  Communicator out = make_subgroup(groups, mine);
+  impl_->subgroups.emplace_back(groups, out);
+  return out;
+}
+
+Communicator Communicator::make_subgroup(const std::vector<std::vector<int>>& groups,
+                                         std::size_t mine) const {
   const int split = impl_->splits++;
   const std::vector<int>& members = groups[mine];
   if (members.size() == 1) return {};

@@ -22,6 +22,7 @@
 #include <c10/core/Device.h>
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,12 +74,15 @@ class Communicator {
   // The subgroup of this group's ranks that holds this rank, from a partition of [0, size()) into
   // `groups` (each a list of this group's ranks; the subgroup's rank r is the list's r-th). Every
   // rank calls it with the same partition, and every rank makes its splits in the same order (each
-  // split's groups meet under their own store prefix). A group of one rank gets a world of one.
-  // Throws verlpp::Error when `groups` is not a partition of [0, size()), or when a subgroup's
-  // process group cannot be made (as join).
+  // split's groups meet under their own store prefix). A partition split before gives the same
+  // subgroup back without the other ranks. A group of one rank gets a world of one. Throws
+  // verlpp::Error when `groups` is not a partition of [0, size()), or when a subgroup's process
+  // group cannot be made (as join).
   Communicator split(const std::vector<std::vector<int>>& groups) const;
 
  private:
+  Communicator make_subgroup(const std::vector<std::vector<int>>& groups, std::size_t mine) const;
+
   struct Impl;
   std::shared_ptr<Impl> impl_;  // null: a world of one
 };

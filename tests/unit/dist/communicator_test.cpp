@@ -121,6 +121,14 @@ TEST_F(TwoRanks, SplitIntoTheRowsAndColumnsOfAMesh) {
     const Communicator alone = world.split({{0}, {1}, {2}, {3}});
     EXPECT_EQ(alone.size(), 1);
     EXPECT_EQ(alone.backend(), "none");
+    // The same partition again: the subgroup made before, without the other ranks (only rank 0
+    // asks; a new group would wait for rank 1 to join it until the timeout, and fail).
+    if (r == 0) {
+      const Communicator again = world.split({{0, 1}, {2, 3}});
+      EXPECT_EQ(again.size(), 2);
+      EXPECT_EQ(again.rank(), 0);
+    }
+    EXPECT_EQ(shard.all_reduce(r + 1.0, ReduceOp::sum), r < 2 ? 3.0 : 7.0);
   });
 }
 
