@@ -177,10 +177,25 @@ class Resolver {
     } else {
       target = split_path(reference);
     }
+    resolve_prefixes(target);
     if (find_parts(root_, target) == nullptr) return nullptr;
     if (edges_ != nullptr) edges_->push_back({join(key), join(target)});
     resolve_subtree(target);
     return find_parts(root_, target);
+  }
+
+  // Resolves the keys on the way to `target` that are still interpolations (`a: ${b}` before
+  // `${a.x}` can look inside it), as OmegaConf does.
+  void resolve_prefixes(const Path& target) {
+    Path prefix;
+    for (std::size_t i = 0; i + 1 < target.size(); ++i) {
+      prefix.push_back(target[i]);
+      const Node* node = find_parts(root_, prefix);
+      if (node == nullptr) return;
+      if (node->kind() == Node::Kind::string && node->as_string().find("${") != std::string::npos) {
+        resolve_key(prefix);
+      }
+    }
   }
 
   [[noreturn]] void fail(const Path& key, const std::string& what) const {

@@ -43,6 +43,13 @@ TEST(Interpolate, ChainedReferences) {
   EXPECT_EQ(at(root, "c").as_int(), 1);
 }
 
+// A reference through a key that is itself an interpolation of a map (OmegaConf resolves it).
+TEST(Interpolate, ReferenceThroughAnInterpolatedMap) {
+  const Node root = resolved("b:\n  x: 5\na: ${b}\nc: ${a.x}\nd: ${oc.select:a.y,9}\n");
+  EXPECT_EQ(find_path(root, "c")->as_int(), 5);
+  EXPECT_EQ(find_path(root, "d")->as_int(), 9);
+}
+
 TEST(Interpolate, ForwardReference) {
   const Node root = resolved("c: ${a}\na: 3\n");
   EXPECT_EQ(at(root, "c").as_int(), 3);
