@@ -170,13 +170,11 @@ for k in ["actor/pg_loss", "actor/grad_norm", "actor/pg_clipfrac", "actor/ppo_kl
     assert abs(a[k] - b[k]) <= 1e-6 * max(1, abs(a[k])), (k, a[k], b[k])
 PY
 
-# The 2-rank checkpoint of step 1 resumed on one rank (the optimizer shards read back whole):
-# step 2 is the 2-rank run's up to fp32 rounding. ppo_kl is a mean of differences of per-token
+# same_step2_as_grpo2 LOG: step 2 of LOG, a run resumed from a step-1 checkpoint in another
+# layout, is the 2-rank run's up to fp32 rounding. ppo_kl is a mean of differences of per-token
 # log-probs near -12 (151,936 tokens), which fp32 resolves to about 1e-6, so it gets 1e-5.
-out=$(one resharded trainer.resume_mode=resume_path trainer.resume_from_path="$work/grpo2/global_step_1" \
-      trainer.val_before_train=false); rc=$?
-[ "$rc" -eq 0 ] || fail "1-rank resume of a 2-rank checkpoint (exit $rc): $(tail -5 <<<"$out")"
-check_metrics "$work/grpo2.jsonl" "$work/resharded.jsonl" <<'PY' || fail "resharded step 2 differs"
+same_step2_as_grpo2() {
+  check_metrics "$work/grpo2.jsonl" "$1" <<'PY'
 import sys
 from compare_runs import steps_of
 a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
@@ -184,20 +182,20 @@ for k, tol in [("actor/pg_loss", 1e-6), ("actor/grad_norm", 1e-6), ("actor/kl_lo
                ("critic/score/mean", 1e-6), ("actor/ppo_kl", 1e-5)]:
     assert abs(a[k] - b[k]) <= tol * max(1, abs(a[k])), (k, a[k], b[k])
 PY
+}
+
+# The 2-rank checkpoint of step 1 resumed on one rank (the optimizer shards read back whole).
+out=$(one resharded trainer.resume_mode=resume_path trainer.resume_from_path="$work/grpo2/global_step_1" \
+      trainer.val_before_train=false); rc=$?
+[ "$rc" -eq 0 ] || fail "1-rank resume of a 2-rank checkpoint (exit $rc): $(tail -5 <<<"$out")"
+same_step2_as_grpo2 "$work/resharded.jsonl" || fail "resharded step 2 differs"
 
 # The hybrid 4-rank checkpoint of step 1 (two copies over 2 ranks each) resumed on 2 ranks
 # sharded over both: step 2 is the 2-rank run's.
 out=$(two hsdp_resumed trainer.resume_mode=resume_path trainer.resume_from_path="$work/hsdp4/global_step_1" \
       trainer.val_before_train=false); rc=$?
 [ "$rc" -eq 0 ] || fail "2-rank resume of a hybrid checkpoint (exit $rc): $(tail -5 <<<"$out")"
-check_metrics "$work/grpo2.jsonl" "$work/hsdp_resumed.jsonl" <<'PY' || fail "hybrid-resumed step 2 differs"
-import sys
-from compare_runs import steps_of
-a, b = steps_of(sys.argv[1])[2], steps_of(sys.argv[2])[2]
-for k, tol in [("actor/pg_loss", 1e-6), ("actor/grad_norm", 1e-6), ("actor/kl_loss", 1e-6),
-               ("critic/score/mean", 1e-6), ("actor/ppo_kl", 1e-5)]:
-    assert abs(a[k] - b[k]) <= tol * max(1, abs(a[k])), (k, a[k], b[k])
-PY
+same_step2_as_grpo2 "$work/hsdp_resumed.jsonl" || fail "hybrid-resumed step 2 differs"
 
 # 5. SFT on 2 ranks equals 1 rank.
 for i in 1 2 3 4 5 6 7 8 9 10 11; do

@@ -281,8 +281,7 @@ struct DistillationConfig {
 };
 
 struct RewardModelPoolConfig {
-  bool enable = false, enable_resource_pool = false;
-  std::int64_t n_gpus_per_node = 0, nnodes = 0;
+  bool enable = false;  // refused by validation: verlpp has no model-based reward
 };
 
 struct TrainerConfig {
