@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "verlpp/config/custom_chat_template.h"
-#include "verlpp/config/home_path.h"
+#include "verlpp/config/hf_model.h"
 #include "verlpp/config/ignored.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/model_folder.h"
@@ -100,7 +100,7 @@ std::vector<VocabReader> vocab_readers(const Config& config,
   std::vector<VocabReader> readers;
   if (actor && actor->vocab_size) readers.push_back({"the model", *actor->vocab_size});
   if (need_critic(config)) {
-    const auto critic = model::read_model_shape(expand_home(config.critic.model.path)).shape;
+    const auto critic = read_hf_model_shape(config.critic.model).shape;
     if (critic && critic->vocab_size) readers.push_back({"the critic", *critic->vocab_size});
   }
   return readers;
@@ -161,16 +161,15 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   KeyReads reads;
   report.config = bind_config(report.composed.root, &reads);
   const ModelConfig& model = report.config.model;
-  const std::string config_path = expand_home(model.hf_config_path.value_or(model.path));
-  const model::ModelShapeRead read = model::read_model_shape(config_path);
+  const model::ModelShapeRead read = read_hf_model_shape(model);
   const std::optional<model::ModelShape>& shape = read.shape;
   if (read.absent) {
     report.model_note = read.why_not;  // only an absent config.json is left unchecked
   } else if (!shape) {
-    add_error(report.findings,
-              model.hf_config_path ? "actor_rollout_ref.model.hf_config_path"
-                                   : "actor_rollout_ref.model.path",
-              read.why_not, "fix or replace the model's config.json");
+    add_error(report.findings, hf_config_key(model, "actor_rollout_ref.model"), read.why_not,
+              model.override_config.empty()
+                  ? "fix or replace the model's config.json"
+                  : "fix actor_rollout_ref.model.override_config or the model's config.json");
   }
   check_model_folder("actor_rollout_ref.model.path", model.path, "actor", report.findings);
   if (model.tokenizer_path) {

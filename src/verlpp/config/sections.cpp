@@ -29,6 +29,9 @@ ModelConfig bind_model(const Section& s) {
   m.path = s.string("path");
   m.hf_config_path = s.opt_string("hf_config_path");
   m.tokenizer_path = s.opt_string("tokenizer_path");
+  if (s.is_set("override_config")) {
+    m.override_config = nlohmann::json(node_to_json(s.child("override_config").node()));
+  }
   if (s.has("custom_chat_template")) m.custom_chat_template = s.opt_string("custom_chat_template");
   m.use_remove_padding = s.boolean("use_remove_padding");
   m.enable_gradient_checkpointing = s.boolean("enable_gradient_checkpointing");

@@ -36,6 +36,8 @@ struct LoraConfig {
 struct ModelConfig {
   std::string path;
   std::optional<std::string> hf_config_path, tokenizer_path;
+  // Fields set on the model's Hugging Face config (a map; config/hf_model.h applies it).
+  nlohmann::json override_config = nlohmann::json::object();
   std::optional<std::string> custom_chat_template;  // replaces the tokenizer's chat template
   bool use_remove_padding = true, enable_gradient_checkpointing = true;
   LoraConfig lora;

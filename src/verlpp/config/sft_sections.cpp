@@ -7,7 +7,7 @@
 
 #include "verlpp/config/check.h"
 #include "verlpp/config/custom_chat_template.h"
-#include "verlpp/config/home_path.h"
+#include "verlpp/config/hf_model.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/model_folder.h"
 #include "verlpp/config/node_json.h"
@@ -256,7 +256,7 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
                        report.findings);
   }
   std::vector<VocabReader> readers;
-  const auto model = model::read_model_shape(expand_home(report.config.model.path)).shape;
+  const auto model = read_hf_model_shape(report.config.model).shape;
   if (model && model->vocab_size) readers.push_back({"the model", *model->vocab_size});
   check_tokenizer_folder(report.config.model.tokenizer_path ? "model.tokenizer_path" : "model.path",
                          report.config.model.tokenizer_path.value_or(report.config.model.path),

@@ -305,11 +305,17 @@ std::shared_ptr<CausalLM::Impl> empty_impl(const ModelConfig& config) {
 
 CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
                                    const at::Device& device, bool with_vision) {
-  auto impl = empty_impl(load_model_config(dir));
+  return from_pretrained(load_model_config(dir), dir, dtype, device, with_vision);
+}
+
+CausalLM CausalLM::from_pretrained(const ModelConfig& config, const std::string& dir,
+                                   at::ScalarType dtype, const at::Device& device,
+                                   bool with_vision) {
+  auto impl = empty_impl(config);
   if (with_vision) {
     if (!impl->config().vision) {
       throw Error(dir +
-                  ": a vision tower was asked for, but config.json has no vision_config (a "
+                  ": a vision tower was asked for, but its config has no vision_config (a "
                   "Qwen3.5 vision-language checkpoint has one)");
     }
     impl->vision = std::make_unique<Qwen3_5Vision>(*impl->config().vision);

@@ -36,6 +36,11 @@ class CausalLM {
   // vision_config. Without it the tower is skipped (the text model alone).
   static CausalLM from_pretrained(const std::string& dir, at::ScalarType dtype,
                                   const at::Device& device, bool with_vision = false);
+  // The same with `config` in place of DIR/config.json: a config read from elsewhere or with
+  // overrides applied (verl's model.hf_config_path and override_config; load_model_config).
+  static CausalLM from_pretrained(const ModelConfig& config, const std::string& dir,
+                                  at::ScalarType dtype, const at::Device& device,
+                                  bool with_vision = false);
   // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
   // weights 1, biases 0, drawn on `device` from a generator seeded with `seed` (weight_table.h),
   // then cast to `dtype`. A vision-language config (vision_language with vision_config) gets a

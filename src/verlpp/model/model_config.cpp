@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -516,6 +517,23 @@ int64_t VisionConfig::grid_per_side() const {
       std::llround(std::sqrt(static_cast<double>(num_position_embeddings))));
 }
 
+namespace {
+
+// transformers applies attention_dropout to the attention weights of a model in training mode,
+// which verl's actor update is; verlpp's attention has no dropout, so a run would train another
+// model than the config describes. verl's override_config exists mainly to set dropout.
+void refuse_dropout(const json& j, const std::string& where) {
+  const double p = get_double(j, "attention_dropout", where, 0.0);
+  if (p != 0.0) {
+    throw Error(
+        fmt::format("{}: 'attention_dropout' is {}; verlpp trains without dropout (expected "
+                    "0, or unset)",
+                    where, p));
+  }
+}
+
+}  // namespace
+
 ModelConfig parse_model_config(const nlohmann::json& top, const std::string& source) {
   if (!top.is_object()) throw Error(source + ": expected a JSON object");
   ModelConfig c;
@@ -539,6 +557,7 @@ ModelConfig parse_model_config(const nlohmann::json& top, const std::string& sou
   }
   if (c.architecture == Architecture::qwen3_moe) c.moe = parse_moe(j, c.num_hidden_layers, where);
   parse_rope(j, where, c);
+  refuse_dropout(j, where);
   const bool attention_bias = get_bool(j, "attention_bias", where, false);
   c.qkv_bias = c.architecture == Architecture::qwen2 || attention_bias;
   c.o_bias = c.architecture != Architecture::qwen2 && attention_bias;
@@ -556,11 +575,42 @@ bool has_vision_tower(const ModelConfig& config) {
   return config.vision_language && config.vision.has_value();
 }
 
-ModelConfig load_model_config(const std::string& path) {
+void apply_config_overrides(json& config, const json& overrides) {
+  if (overrides.is_null()) return;
+  if (!overrides.is_object()) {
+    throw Error("override_config: expected a map of config.json fields, got " + overrides.dump());
+  }
+  for (const auto& [key, value] : overrides.items()) {
+    const auto field = config.find(key);
+    if (value.is_object() && field != config.end() && field->is_object()) {
+      apply_config_overrides(*field, value);
+    } else {
+      config[key] = value;
+    }
+  }
+}
+
+namespace {
+
+// The config.json content of a model path with `overrides` applied, and the name its errors give.
+std::pair<json, std::string> overridden_config(const std::filesystem::path& file,
+                                               const json& overrides) {
+  json content = read_json_file(file.string(), "model config");
+  const bool any = overrides.is_object() && !overrides.empty();
+  if (any && content.is_object()) apply_config_overrides(content, overrides);
+  return {std::move(content), any ? file.string() + " with override_config" : file.string()};
+}
+
+}  // namespace
+
+ModelConfig load_model_config(const std::string& path, const json& overrides) {
   std::filesystem::path file(path);
   if (std::filesystem::is_directory(file)) file /= "config.json";
-  return parse_model_config(read_json_file(file.string(), "model config"), file.string());
+  const auto [content, source] = overridden_config(file, overrides);
+  return parse_model_config(content, source);
 }
+
+ModelConfig load_model_config(const std::string& path) { return load_model_config(path, json()); }
 
 namespace {
 
@@ -709,11 +759,13 @@ std::string model_config_file(const std::string& path) {
 
 namespace {
 
-std::optional<ModelShape> shape_of(const std::string& path, std::string& why_not) {
+std::optional<ModelShape> shape_of(const std::string& path, const json& overrides,
+                                   std::string& why_not) {
   const std::filesystem::path file = model_config_file(path);
   json parsed;
+  std::string source;
   try {
-    parsed = read_json_file(file.string(), "model config");
+    std::tie(parsed, source) = overridden_config(file, overrides);
   } catch (const Error& e) {
     why_not = e.what();
     return std::nullopt;
@@ -724,14 +776,14 @@ std::optional<ModelShape> shape_of(const std::string& path, std::string& why_not
     return std::nullopt;
   }
   try {
-    parse_model_config(top, file.string());  // what `verlpp ppo` will refuse, `check` names
+    parse_model_config(top, source);  // what `verlpp ppo` will refuse, `check` names
   } catch (const Error& e) {
     why_not = e.what();
     return std::nullopt;
   }
   const json& text = top.contains("text_config") ? top["text_config"] : top;
   ModelShape shape;
-  shape.source = file.string();
+  shape.source = source;
   if (top.contains("architectures") && top["architectures"].is_array() &&
       !top["architectures"].empty() && top["architectures"][0].is_string()) {
     shape.architecture = top["architectures"][0].get<std::string>();
@@ -741,7 +793,7 @@ std::optional<ModelShape> shape_of(const std::string& path, std::string& why_not
   const auto layers = integer_field(text, top, "num_hidden_layers");
   const auto heads = integer_field(text, top, "num_attention_heads");
   if (!layers || !heads) {
-    why_not = file.string() + " has no integer num_hidden_layers / num_attention_heads";
+    why_not = source + " has no integer num_hidden_layers / num_attention_heads";
     return std::nullopt;
   }
   shape.num_hidden_layers = *layers;
@@ -774,11 +826,13 @@ std::optional<ModelShape> shape_of(const std::string& path, std::string& why_not
 
 }  // namespace
 
-ModelShapeRead read_model_shape(const std::string& path) {
+ModelShapeRead read_model_shape(const std::string& path, const json& overrides) {
   ModelShapeRead read;
-  read.shape = shape_of(path, read.why_not);
+  read.shape = shape_of(path, overrides, read.why_not);
   read.absent = !read.shape && nothing_at(model_config_file(path));
   return read;
 }
+
+ModelShapeRead read_model_shape(const std::string& path) { return read_model_shape(path, json()); }
 
 }  // namespace verlpp::model

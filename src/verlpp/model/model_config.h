@@ -140,6 +140,7 @@ Architecture parse_architecture(const std::string& name, const std::string& wher
 
 // Parses config.json content. `source` (a path) prefixes error messages. Throws verlpp::Error for
 // an unsupported architectures value, a missing or mistyped size field, heads not dividing,
+// a non-zero attention_dropout (verlpp's attention has no dropout),
 // hidden_act other than silu, sliding-window attention, an unsupported RoPE scaling type, and for
 // Qwen3-MoE a top-k outside [1, num_experts] or an mlp_only_layers entry that is not a layer; for
 // Qwen3.5 a missing text_config of a vision-language class, layer_types of the wrong length or
@@ -150,8 +151,16 @@ Architecture parse_architecture(const std::string& name, const std::string& wher
 // reads the flag of the class it builds: a text-only class built from a vision-language folder
 // whose text_config lacks the flag gets a random lm_head; verlpp ties).
 ModelConfig parse_model_config(const nlohmann::json& json, const std::string& source);
-// Reads DIR/config.json (or the file itself when `path` names a file).
-ModelConfig load_model_config(const std::string& path);
+// Applies verl's model.override_config to config.json content as verl's update_model_config
+// applies it to the loaded Hugging Face config (verl/utils/model.py): each key sets that field; a
+// map whose field is a map too (a sub-config such as text_config) is applied inside it, key by
+// key. Throws verlpp::Error when `overrides` is not a map (null: nothing to apply).
+void apply_config_overrides(nlohmann::json& config, const nlohmann::json& overrides);
+// Reads DIR/config.json (or the file itself when `path` names a file), with `overrides`
+// (apply_config_overrides) applied before it is parsed; errors then name the file "with
+// override_config".
+ModelConfig load_model_config(const std::string& path, const nlohmann::json& overrides);
+ModelConfig load_model_config(const std::string& path);  // no overrides
 // Whether a checkpoint with this config has a vision tower that CausalLM::from_pretrained reads
 // with with_vision (a vision-language config with a vision_config). Loading and saving such a
 // checkpoint without its tower would drop the tower from the saved copy.
@@ -166,7 +175,7 @@ nlohmann::json model_config_to_json(const ModelConfig& config);
 // supported by verlpp or not (Qwen3.5's and other multimodal configs are read from their
 // "text_config"). Expert counts are read by the same field reader as parse_model_config.
 struct ModelShape {
-  std::string source;        // the config.json read
+  std::string source;        // the config.json read ("... with override_config" if any)
   std::string architecture;  // architectures[0], or model_type
   int64_t num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0;
   std::optional<int64_t> num_experts;  // num_experts / num_local_experts / n_routed_experts
@@ -189,9 +198,11 @@ struct ModelShapeRead {
   bool absent = false;
 };
 
-// Reads model_config_file(path). No shape when the file is absent, not valid JSON, refused by
-// parse_model_config (as `verlpp ppo` would refuse it) or lacks num_hidden_layers /
-// num_attention_heads; num_key_value_heads defaults to the head count.
-ModelShapeRead read_model_shape(const std::string& path);
+// Reads model_config_file(path), with `overrides` applied as load_model_config applies them. No
+// shape when the file is absent, not valid JSON, refused by parse_model_config (as `verlpp ppo`
+// would refuse it) or lacks num_hidden_layers / num_attention_heads; num_key_value_heads defaults
+// to the head count.
+ModelShapeRead read_model_shape(const std::string& path, const nlohmann::json& overrides);
+ModelShapeRead read_model_shape(const std::string& path);  // no overrides
 
 }  // namespace verlpp::model

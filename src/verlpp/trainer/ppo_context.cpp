@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <utility>
 
+#include "verlpp/config/hf_model.h"
+#include "verlpp/config/home_path.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/core/error.h"
 #include "verlpp/core/gpu_name.h"
 #include "verlpp/data/prompt_encoding.h"
 #include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/model_config.h"
+#include "verlpp/trainer/hf_model_loader.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/ppo_settings.h"
 #include "verlpp/trainer/sampling_settings.h"
@@ -19,6 +22,9 @@
 
 namespace verlpp::trainer {
 namespace {
+
+// The policy's model section (the actor, the ref and the rollout share its model).
+constexpr const char* kActorModel = "actor_rollout_ref.model";
 
 // transformers' initializer_range default, for the critic's fresh value head.
 constexpr double kValueHeadStd = 0.02;
@@ -82,8 +88,9 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
 void load_data(PpoContext& ctx) {
   const config::DataConfig& d = ctx.config.data;
   if (d.train_files.empty()) throw Error("data.train_files: no training data given");
-  const std::string& model = ctx.config.model.path;
-  const model::ModelConfig model_config = model::load_model_config(model);
+  const std::string model = config::model_weights_dir(ctx.config.model);
+  const model::ModelConfig model_config =
+      config::load_hf_model_config(ctx.config.model, kActorModel);
   ctx.train_data = make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer,
                                 model_config, model);
   if (!d.val_files.empty()) {
@@ -112,17 +119,6 @@ config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
   return sharding;
 }
 
-// The critic's model, its errors naming critic.model.path (bt13: verl's default path, a folder on
-// verl's machines, failed as "model config: no such file" without the key).
-model::CausalLM load_critic_trunk(const std::string& path, at::ScalarType dtype,
-                                  const at::Device& device, bool vision) {
-  try {
-    return model::CausalLM::from_pretrained(path, dtype, device, vision);
-  } catch (const Error& e) {
-    throw Error(fmt::format("critic.model.path={}: {}", path, e.what()));
-  }
-}
-
 void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
@@ -131,9 +127,10 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   // vision-language checkpoint keeps its tower on text-only data too: it gets no gradient, so the
   // optimizer leaves it as it is, and the saved checkpoint still has it (nothing lost).
   const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
-  const bool keep_tower = model::has_vision_tower(model::load_model_config(c.model.path));
+  const bool keep_tower =
+      model::has_vision_tower(config::load_hf_model_config(c.model, kActorModel));
   model::CausalLM policy =
-      model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision || keep_tower);
+      load_hf_model(c.model, kActorModel, dtype, ctx.device, vision || keep_tower);
   model::apply_batch_invariant_setting(policy);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
@@ -156,11 +153,12 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
                                sharding_settings(engine_sharding(c.ref.engine), ctx.world.size(),
                                                  "actor_rollout_ref.ref.fsdp_config")};
     ctx.ref = std::make_unique<engine::Scorer>(
-        "ref", model::CausalLM::from_pretrained(c.model.path, dtype, ctx.device, vision),
-        std::move(ref), ctx.world);
+        "ref", load_hf_model(c.model, kActorModel, dtype, ctx.device, vision), std::move(ref),
+        ctx.world);
   }
   if (config::need_critic(c)) {
-    model::CausalLM trunk = load_critic_trunk(c.critic.model.path, dtype, ctx.device, vision);
+    model::CausalLM trunk =
+        load_hf_model(c.critic.model, "critic.model", dtype, ctx.device, vision);
     trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
     engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
                                                      kValueHeadSeed, dtype, ctx.device);
@@ -176,9 +174,9 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
 }
 
 void make_sampling(PpoContext& ctx) {
-  const std::string& model_dir = ctx.config.model.path;
   const std::vector<std::int32_t> eos =
-      stop_token_ids(ctx.tokenizer.get(), model_dir, model::load_model_config(model_dir));
+      stop_token_ids(ctx.tokenizer.get(), config::model_weights_dir(ctx.config.model),
+                     config::load_hf_model_config(ctx.config.model, kActorModel));
   const std::int32_t pad = pad_token_id(ctx.tokenizer.get());
   ctx.train_sampling = sampling_settings(ctx.config.rollout, false, eos, pad);
   ctx.val_sampling = sampling_settings(ctx.config.rollout, true, eos, pad);
@@ -192,7 +190,8 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   ctx.device = placement.device;
   ctx.world = placement.world;
   if (ctx.device.is_cuda()) ctx.device_name = cuda_device_name(ctx.device.index());
-  ctx.tokenizer_dir = ctx.config.model.tokenizer_path.value_or(ctx.config.model.path);
+  ctx.tokenizer_dir =
+      config::expand_home(ctx.config.model.tokenizer_path.value_or(ctx.config.model.path));
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
       load_tokenizer({ctx.tokenizer_dir, ctx.config.model.custom_chat_template,
                       "actor_rollout_ref.model.custom_chat_template"}));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "verlpp/config/hf_model.h"
 #include "verlpp/config/home_path.h"
 #include "verlpp/core/dtype.h"
 #include "verlpp/core/error.h"
@@ -31,6 +32,7 @@
 #include "verlpp/trainer/checkpoint_dir_lock.h"
 #include "verlpp/trainer/data_parallel.h"
 #include "verlpp/trainer/flops.h"
+#include "verlpp/trainer/hf_model_loader.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
 #include "verlpp/trainer/sft_loss.h"
@@ -251,8 +253,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
       device,
       tokenizer_dir,
       std::move(tok),
-      model::CausalLM::from_pretrained(
-          model_path, dtype, device, model::has_vision_tower(model::load_model_config(model_path))),
+      load_hf_model(config.model, "model", dtype, device,
+                    model::has_vision_tower(config::load_hf_model_config(config.model, "model"))),
       std::move(train),
       std::nullopt,
       std::move(loader),

@@ -199,33 +199,70 @@ TEST(UnreadKeys, EngineSettingsAreListedAsIgnored) {
             megatron_ignored.end());
 }
 
+const std::string kQwen3 = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/models/qwen3-0.6b";
+
+// check's errors ("key: message") for a 1,024-token prompt and `response` tokens on Qwen3-0.6B's
+// config.json, with `extra` overrides.
+std::vector<std::string> length_errors(const std::string& response,
+                                       std::vector<std::string> extra = {}) {
+  ConfigRequest request;
+  request.overrides = {"actor_rollout_ref.model.path=" + kQwen3, kRolloutName,
+                       "data.max_prompt_length=1024", "data.max_response_length=" + response};
+  request.overrides.insert(request.overrides.end(), extra.begin(), extra.end());
+  std::vector<std::string> out;
+  for (const auto& f : check_config(request).findings) {
+    if (f.severity == Finding::Severity::error) out.push_back(f.key + ": " + f.message);
+  }
+  return out;
+}
+
+long count_containing(const std::vector<std::string>& errors, const std::string& part) {
+  return std::count_if(errors.begin(), errors.end(),
+                       [&](const std::string& e) { return e.find(part) != std::string::npos; });
+}
+
 // Qwen3-0.6B's config.json has max_position_embeddings 40960: prompt 1,024 + response 39,936 fits
 // exactly, one token more does not (vLLM refuses a max_model_len above it).
 TEST(ModelLength, PromptPlusResponseWithinMaxPositionEmbeddings) {
-  const std::string model = "actor_rollout_ref.model.path=" + std::string(VERLPP_SOURCE_DIR) +
-                            "/tests/fixtures/models/qwen3-0.6b";
-  const auto errors = [&](const std::string& response) {
-    ConfigRequest request;
-    request.overrides = {model, kRolloutName, "data.max_prompt_length=1024",
-                         "data.max_response_length=" + response};
-    std::vector<std::string> out;
-    for (const auto& f : check_config(request).findings) {
-      if (f.severity == Finding::Severity::error) out.push_back(f.key + ": " + f.message);
-    }
-    return out;
-  };
-  for (const auto& e : errors("39936"))
+  for (const auto& e : length_errors("39936"))
     EXPECT_EQ(e.find("max_position_embeddings"), std::string::npos) << e;
-  const auto over = errors("39937");
-  ASSERT_EQ(
-      std::count_if(
-          over.begin(), over.end(),
-          [](const std::string& e) {
-            return e.find(
-                       "prompt 1024 + response 39937 = 40961 tokens, but the model holds 40960 "
-                       "positions") != std::string::npos;
-          }),
-      1);
+  EXPECT_EQ(count_containing(length_errors("39937"),
+                             "prompt 1024 + response 39937 = 40961 tokens, but the model holds "
+                             "40960 positions"),
+            1);
+}
+
+// verl's DAPO recipes raise the positions with
+// `+actor_rollout_ref.model.override_config.max_position_embeddings=...` (verl applies it to the
+// model's config, which its rollout's length check reads): read, not refused as unread, and the
+// length rule holds the overridden value; lowering it works the same way.
+TEST(ModelLength, OverrideConfigSetsMaxPositionEmbeddings) {
+  const std::string key = "+actor_rollout_ref.model.override_config.max_position_embeddings=";
+  for (const auto& e : length_errors("39937", {key + "40961"})) {
+    EXPECT_EQ(e.find("max_position_embeddings"), std::string::npos) << e;
+    EXPECT_EQ(e.find("override_config"), std::string::npos) << e;
+  }
+  EXPECT_EQ(count_containing(length_errors("2048", {key + "3000"}),
+                             "prompt 1024 + response 2048 = 3072 tokens, but the model holds "
+                             "3000 positions"),
+            1);
+  // A field the model refuses names the key its config came from.
+  EXPECT_EQ(count_containing(length_errors("2048", {"+actor_rollout_ref.model.override_config."
+                                                    "attention_dropout=0.1"}),
+                             "actor_rollout_ref.model.path: " + kQwen3 +
+                                 "/config.json with override_config: 'attention_dropout' is 0.1"),
+            1);
+}
+
+// hf_config_path: the config comes from there, the weights from path (verl's HFModelConfig).
+TEST(ModelLength, HfConfigPathIsTheConfigRead) {
+  const std::string tiny = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/model/qwen3_tied";
+  const auto errors = length_errors("39936", {"+actor_rollout_ref.model.hf_config_path=" + tiny});
+  EXPECT_EQ(count_containing(errors,
+                             "but the model holds 256 positions (max_position_embeddings "
+                             "in " +
+                                 tiny + "/config.json)"),
+            1);
 }
 
 }  // namespace

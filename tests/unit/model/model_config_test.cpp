@@ -113,5 +113,66 @@ TEST(ModelConfig, ErrorsNameTheProblem) {
   EXPECT_NE(error_of(j).find("hidden_act \"gelu\""), std::string::npos);
 }
 
+// transformers applies attention_dropout in training; verlpp has no dropout, so a config that asks
+// for it is refused (0 and absent are accepted).
+TEST(ModelConfig, NonZeroAttentionDropoutIsRefused) {
+  json j = tiny("Qwen3ForCausalLM");
+  j["attention_dropout"] = 0.0;
+  EXPECT_EQ(error_of(j), "");
+  j["attention_dropout"] = 0.1;
+  EXPECT_NE(error_of(j).find("cfg.json: 'attention_dropout' is 0.1; verlpp trains without dropout"),
+            std::string::npos)
+      << error_of(j);
+}
+
+// verl's update_model_config: each key sets its field; a map into a map field (a sub-config)
+// applies key by key, any other value replaces the field. Expected JSON written out by hand.
+TEST(ConfigOverrides, SetFieldsAsVerlsUpdateModelConfig) {
+  json config = {{"max_position_embeddings", 40960},
+                 {"rope_scaling", nullptr},
+                 {"text_config", {{"rms_norm_eps", 1e-6}, {"vocab_size", 100}}},
+                 {"layer_types", {"full_attention"}}};
+  const json overrides = {{"max_position_embeddings", 32768},
+                          {"text_config", {{"rms_norm_eps", 1e-5}, {"head_dim", 16}}},
+                          {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
+                          {"layer_types", "none"},
+                          {"new_field", {{"a", 1}}}};
+  apply_config_overrides(config, overrides);
+  const json expected = {
+      {"max_position_embeddings", 32768},
+      {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
+      {"text_config", {{"rms_norm_eps", 1e-5}, {"vocab_size", 100}, {"head_dim", 16}}},
+      {"layer_types", "none"},
+      {"new_field", {{"a", 1}}}};
+  EXPECT_EQ(config, expected);
+  apply_config_overrides(config, json());  // null: nothing
+  EXPECT_EQ(config, expected);
+  EXPECT_THROW(apply_config_overrides(config, json::array({1})), Error);
+}
+
+// Through the file: the published Qwen3-0.6B config.json (max_position_embeddings 40960).
+TEST(ConfigOverrides, LoadAndShapeReadTheOverriddenConfig) {
+  const std::string dir = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/models/qwen3-0.6b";
+  EXPECT_EQ(load_model_config(dir).max_position_embeddings, 40960);
+  EXPECT_EQ(load_model_config(dir, {{"max_position_embeddings", 32768}}).max_position_embeddings,
+            32768);
+  const ModelShapeRead read = read_model_shape(dir, {{"max_position_embeddings", 32768}});
+  ASSERT_TRUE(read.shape) << read.why_not;
+  EXPECT_EQ(read.shape->max_position_embeddings, 32768);
+  EXPECT_EQ(read.shape->source, dir + "/config.json with override_config");
+  try {
+    load_model_config(dir, {{"attention_dropout", 0.1}});
+    ADD_FAILURE() << "dropout accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("config.json with override_config: 'attention_dropout' is 0.1"),
+        std::string::npos)
+        << e.what();
+  }
+  const ModelShapeRead refused = read_model_shape(dir, {{"attention_dropout", 0.1}});
+  EXPECT_FALSE(refused.shape);
+  EXPECT_FALSE(refused.absent);
+}
+
 }  // namespace
 }  // namespace verlpp::model

@@ -1,0 +1,21 @@
+#include "verlpp/trainer/hf_model_loader.h"
+
+#include <fmt/format.h>
+
+#include "verlpp/config/hf_model.h"
+#include "verlpp/core/error.h"
+
+namespace verlpp::trainer {
+
+model::CausalLM load_hf_model(const config::ModelConfig& model, const std::string& section,
+                              at::ScalarType dtype, const at::Device& device, bool with_vision) {
+  const model::ModelConfig model_config = config::load_hf_model_config(model, section);
+  try {
+    return model::CausalLM::from_pretrained(model_config, config::model_weights_dir(model), dtype,
+                                            device, with_vision);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}.path={}: {}", section, model.path, e.what()));
+  }
+}
+
+}  // namespace verlpp::trainer

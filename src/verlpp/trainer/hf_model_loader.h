@@ -1,0 +1,23 @@
+// Loading the model of one of verl's model sections (actor_rollout_ref.model, critic.model, the
+// SFT trainer's model): its config as config/hf_model.h reads it (hf_config_path,
+// override_config), its weights from path.
+#pragma once
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <string>
+
+#include "verlpp/config/sections.h"
+#include "verlpp/model/causal_lm.h"
+
+namespace verlpp::trainer {
+
+// `section` is the section's dotted path. with_vision as CausalLM::from_pretrained. Throws
+// verlpp::Error naming SECTION.hf_config_path or SECTION.path for a config that cannot be read,
+// and SECTION.path for weights that cannot be (bt13: verl's default critic path, a folder on
+// verl's machines, failed as "model config: no such file" without the key).
+model::CausalLM load_hf_model(const config::ModelConfig& model, const std::string& section,
+                              at::ScalarType dtype, const at::Device& device, bool with_vision);
+
+}  // namespace verlpp::trainer
