@@ -95,14 +95,11 @@ Node default_tree(const ConfigRequest& request) {
 }
 
 // The models that embed the tokenizer's ids, with their config.json vocab_size where readable.
-std::vector<VocabReader> vocab_readers(const Config& config,
-                                       const std::optional<model::ModelShape>& actor) {
+std::vector<VocabReader> vocab_readers(const std::optional<model::ModelShape>& actor,
+                                       const std::optional<model::ModelShape>& critic) {
   std::vector<VocabReader> readers;
   if (actor && actor->vocab_size) readers.push_back({"the model", *actor->vocab_size});
-  if (need_critic(config)) {
-    const auto critic = read_hf_model_shape(config.critic.model).shape;
-    if (critic && critic->vocab_size) readers.push_back({"the critic", *critic->vocab_size});
-  }
+  if (critic && critic->vocab_size) readers.push_back({"the critic", *critic->vocab_size});
   return readers;
 }
 
@@ -161,15 +158,13 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   KeyReads reads;
   report.config = bind_config(report.composed.root, &reads);
   const ModelConfig& model = report.config.model;
-  const model::ModelShapeRead read = read_hf_model_shape(model);
+  const model::ModelShapeRead read =
+      check_hf_model(model, "actor_rollout_ref.model", report.findings);
   const std::optional<model::ModelShape>& shape = read.shape;
-  if (read.absent) {
-    report.model_note = read.why_not;  // only an absent config.json is left unchecked
-  } else if (!shape) {
-    add_error(report.findings, hf_config_key(model, "actor_rollout_ref.model"), read.why_not,
-              model.override_config.empty()
-                  ? "fix or replace the model's config.json"
-                  : "fix actor_rollout_ref.model.override_config or the model's config.json");
+  if (read.absent) report.model_note = read.why_not;  // only an absent config.json is unchecked
+  std::optional<model::ModelShape> critic;
+  if (need_critic(report.config)) {
+    critic = check_hf_model(report.config.critic.model, "critic.model", report.findings).shape;
   }
   check_model_folder("actor_rollout_ref.model.path", model.path, "actor", report.findings);
   if (model.tokenizer_path) {
@@ -178,8 +173,8 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
   }
   check_tokenizer_folder(model.tokenizer_path ? "actor_rollout_ref.model.tokenizer_path"
                                               : "actor_rollout_ref.model.path",
-                         model.tokenizer_path.value_or(model.path),
-                         vocab_readers(report.config, shape), report.findings);
+                         model.tokenizer_path.value_or(model.path), vocab_readers(shape, critic),
+                         report.findings);
   check_custom_chat_template("actor_rollout_ref.model.custom_chat_template",
                              model.custom_chat_template, report.findings);
   if (need_critic(report.config)) {

@@ -256,7 +256,7 @@ SftCheckReport check_sft_config(const ConfigRequest& request, ComposedConfig com
                        report.findings);
   }
   std::vector<VocabReader> readers;
-  const auto model = read_hf_model_shape(report.config.model).shape;
+  const auto model = check_hf_model(report.config.model, "model", report.findings).shape;
   if (model && model->vocab_size) readers.push_back({"the model", *model->vocab_size});
   check_tokenizer_folder(report.config.model.tokenizer_path ? "model.tokenizer_path" : "model.path",
                          report.config.model.tokenizer_path.value_or(report.config.model.path),

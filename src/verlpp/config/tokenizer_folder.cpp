@@ -12,11 +12,30 @@
 
 namespace verlpp::config {
 
+namespace {
+
+// A folder the run loads a model from (as opposed to a stand-in of config.json only).
+bool holds_weights(const std::string& dir) {
+  const std::filesystem::path folder(dir);
+  return std::filesystem::exists(folder / "model.safetensors") ||
+         std::filesystem::exists(folder / "model.safetensors.index.json");
+}
+
+}  // namespace
+
 void check_tokenizer_folder(const std::string& key, const std::string& path,
                             const std::vector<VocabReader>& readers, Findings& out) {
   const std::string dir = expand_home(path);
   if (!hf_folder_error(dir).empty()) return;
   const std::string tokenizer_json = (std::filesystem::path(dir) / "tokenizer.json").string();
+  if (nothing_at(tokenizer_json) && holds_weights(dir)) {
+    add_error(out, key, dir + " has no tokenizer.json (the run loads the tokenizer from there)",
+              key.ends_with(".tokenizer_path")
+                  ? "point " + key + " at the model's tokenizer folder"
+                  : "set " + key.substr(0, key.size() - 4) +
+                        "tokenizer_path to the model's tokenizer folder");
+    return;
+  }
   if (nothing_at(tokenizer_json)) {
     add_notice(out, key,
                tokenizer_json +

@@ -16,6 +16,8 @@ namespace verlpp::config {
 // - nothing when the folder is a training checkpoint's (check_model_folder reports that);
 // - a notice when its tokenizer.json is absent (a hub id, a path on the launch machine, a folder
 //   of config.json only): not checked, as an absent config.json is not;
+// - an error when it is absent from a folder that holds a model's weights (the run would load
+//   the model and then fail on the tokenizer), whose fix names the tokenizer_path key;
 // - an error with the loader's message when the tokenizer does not load;
 // - an error for each of `readers` (the models that embed its ids: the actor, a critic) whose
 //   embedding lacks some of its ids: the tokenizer's vocab_size (1 + its largest id) above the

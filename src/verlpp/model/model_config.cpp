@@ -178,7 +178,50 @@ void parse_partial_rope(const json& j, const std::string& source, ModelConfig& c
   }
 }
 
+// A RoPE value written in both transformers forms (KEY and rope_parameters.KEY): transformers 4
+// reads the first, 5 the second, so they must agree.
+void require_same_in_rope_parameters(const json& j, const char* key, const std::string& source) {
+  const auto params = j.find("rope_parameters");
+  if (params == j.end() || !params->is_object()) return;
+  const auto top = j.find(key);
+  const auto inner = params->find(key);
+  if (top == j.end() || inner == params->end() || top->is_null() || inner->is_null()) return;
+  if (*top == *inner) return;
+  throw Error(fmt::format(
+      "{}: {} is {} but rope_parameters.{} is {} (transformers 4 reads the first, 5 the "
+      "second); expected the same value in both",
+      source, key, top->dump(), key, inner->dump()));
+}
+
+std::string rope_type_of(const json& scaling) {
+  for (const char* key : {"rope_type", "type"}) {
+    if (scaling.contains(key) && scaling[key].is_string()) return scaling[key].get<std::string>();
+  }
+  return "default";
+}
+
+// rope_scaling (transformers 4) and rope_parameters (5) both given: the same type and factor.
+void require_same_scaling(const json& j, const std::string& source) {
+  if (!j.contains("rope_scaling") || !j["rope_scaling"].is_object() ||
+      !j.contains("rope_parameters") || !j["rope_parameters"].is_object()) {
+    return;
+  }
+  const json& v4 = j["rope_scaling"];
+  const json& v5 = j["rope_parameters"];
+  const bool same_factor =
+      !v4.contains("factor") || !v5.contains("factor") || v4["factor"] == v5["factor"];
+  if (rope_type_of(v4) == rope_type_of(v5) && same_factor) return;
+  throw Error(fmt::format(
+      "{}: rope_scaling {} and rope_parameters {} describe different RoPE (transformers 4 reads "
+      "the first, 5 the second); expected the same type and factor in both",
+      source, v4.dump(), v5.dump()));
+}
+
 void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
+  for (const char* key : {"rope_theta", "partial_rotary_factor"}) {
+    require_same_in_rope_parameters(j, key, source);
+  }
+  require_same_scaling(j, source);
   json scaling;
   if (j.contains("rope_parameters") && j["rope_parameters"].is_object()) {
     scaling = j["rope_parameters"];
@@ -189,10 +232,7 @@ void parse_rope(const json& j, const std::string& source, ModelConfig& c) {
   if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) scaling = j["rope_scaling"];
   if (scaling.is_null()) return;
   const std::string where = source + ": rope scaling";
-  std::string type = "default";
-  for (const char* key : {"rope_type", "type"}) {
-    if (scaling.contains(key) && scaling[key].is_string()) type = scaling[key].get<std::string>();
-  }
+  const std::string type = rope_type_of(scaling);
   if (type != "default" && type != "linear" && type != "llama3") {
     throw Error(where + ": rope_type '" + type +
                 "' is not supported (supported: default, linear, llama3)");
@@ -575,19 +615,62 @@ bool has_vision_tower(const ModelConfig& config) {
   return config.vision_language && config.vision.has_value();
 }
 
+namespace {
+
+void apply_overrides_at(json& config, const json& overrides, const std::string& path) {
+  for (const auto& [key, value] : overrides.items()) {
+    const auto field = config.find(key);
+    if (value.is_object() && field == config.end()) {
+      throw Error(fmt::format(
+          "{}{}: the config has no field '{}' to apply a map to (verl's update_model_config "
+          "fails there too)",
+          path, key, key));
+    }
+    if (value.is_object() && field->is_object()) {
+      apply_overrides_at(*field, value, path + key + ".");
+    } else {
+      config[key] = value;
+    }
+  }
+}
+
+// The key `key` of `canonical`, read with the alias a RoPE map allows (type for rope_type).
+const json* canonical_field(const json& canonical, const std::string& key, bool rope_map) {
+  auto it = canonical.find(key);
+  if (it == canonical.end() && rope_map && key == "type") it = canonical.find("rope_type");
+  return it == canonical.end() ? nullptr : &*it;
+}
+
+void collect_without_effect(const json& canonical, const json& overrides, const std::string& path,
+                            bool rope_map, std::vector<std::string>& out) {
+  for (const auto& [key, value] : overrides.items()) {
+    const json* field = canonical_field(canonical, key, rope_map);
+    if (field && value.is_object() && field->is_object()) {
+      collect_without_effect(*field, value, path + key + ".",
+                             key == "rope_scaling" || key == "rope_parameters", out);
+    } else if (!field || *field != value) {
+      out.push_back(path + key);
+    }
+  }
+}
+
+}  // namespace
+
 void apply_config_overrides(json& config, const json& overrides) {
   if (overrides.is_null()) return;
   if (!overrides.is_object()) {
     throw Error("override_config: expected a map of config.json fields, got " + overrides.dump());
   }
-  for (const auto& [key, value] : overrides.items()) {
-    const auto field = config.find(key);
-    if (value.is_object() && field != config.end() && field->is_object()) {
-      apply_config_overrides(*field, value);
-    } else {
-      config[key] = value;
-    }
+  apply_overrides_at(config, overrides, "override_config.");
+}
+
+std::vector<std::string> overrides_without_effect(const ModelConfig& config,
+                                                  const json& overrides) {
+  std::vector<std::string> out;
+  if (overrides.is_object()) {
+    collect_without_effect(model_config_to_json(config), overrides, "", false, out);
   }
+  return out;
 }
 
 namespace {

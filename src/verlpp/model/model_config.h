@@ -154,8 +154,16 @@ ModelConfig parse_model_config(const nlohmann::json& json, const std::string& so
 // Applies verl's model.override_config to config.json content as verl's update_model_config
 // applies it to the loaded Hugging Face config (verl/utils/model.py): each key sets that field; a
 // map whose field is a map too (a sub-config such as text_config) is applied inside it, key by
-// key. Throws verlpp::Error when `overrides` is not a map (null: nothing to apply).
+// key. Throws verlpp::Error when `overrides` is not a map (null: nothing to apply), and for a map
+// into a field the config does not have (verl's getattr fails there; e.g. text_config of a model
+// without one).
 void apply_config_overrides(nlohmann::json& config, const nlohmann::json& overrides);
+// The dotted paths of `overrides` (as apply_config_overrides applied them to the config `config`
+// was parsed from) whose value `config` does not hold: model_config_to_json(config), what a
+// checkpoint's config.json gets, lacks the field or has another value there (a field verlpp's
+// model does not read or a misspelt one). In a RoPE map, `type` is compared with rope_type.
+std::vector<std::string> overrides_without_effect(const ModelConfig& config,
+                                                  const nlohmann::json& overrides);
 // Reads DIR/config.json (or the file itself when `path` names a file), with `overrides`
 // (apply_config_overrides) applied before it is parsed; errors then name the file "with
 // override_config".

@@ -14,7 +14,10 @@ model::CausalLM load_hf_model(const config::ModelConfig& model, const std::strin
     return model::CausalLM::from_pretrained(model_config, config::model_weights_dir(model), dtype,
                                             device, with_vision);
   } catch (const Error& e) {
-    throw Error(fmt::format("{}.path={}: {}", section, model.path, e.what()));
+    const bool overridden = !config::hf_config_overrides(model, section).empty();
+    throw Error(
+        fmt::format("{}.path={}: {}{}", section, model.path, e.what(),
+                    overridden ? " (the config with " + section + ".override_config)" : ""));
   }
 }
 

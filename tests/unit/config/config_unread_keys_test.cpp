@@ -254,6 +254,51 @@ TEST(ModelLength, OverrideConfigSetsMaxPositionEmbeddings) {
             1);
 }
 
+// Findings ("key: message", errors and notices) for Qwen3-0.6B's config.json with `extra`.
+std::vector<std::string> findings_with(std::vector<std::string> extra, Finding::Severity severity) {
+  ConfigRequest request;
+  request.overrides = {"actor_rollout_ref.model.path=" + kQwen3, kRolloutName};
+  request.overrides.insert(request.overrides.end(), extra.begin(), extra.end());
+  std::vector<std::string> out;
+  for (const auto& f : check_config(request).findings) {
+    if (f.severity == severity) out.push_back(f.key + ": " + f.message);
+  }
+  return out;
+}
+
+// bt14: overrides the model does not read were accepted without a word; verl's Megatron form
+// (override_config.model_config.*) was applied as a field named model_config; a critic override
+// the run refuses passed check.
+TEST(OverrideConfig, FieldsWithoutEffectAreRefusedAndModelConfigIsTheMap) {
+  const std::string key = "actor_rollout_ref.model.override_config.";
+  const auto errors = findings_with({"+" + key + "foo_bar=1"}, Finding::Severity::error);
+  EXPECT_EQ(count_containing(errors, key + "foo_bar: verlpp's model does not read this "
+                                           "config.json field"),
+            1);
+  EXPECT_EQ(count_containing(errors, "verlpp does not implement"), 0);  // not twice
+  EXPECT_EQ(count_containing(
+                findings_with({"+" + key + "attn_implementation=sdpa"}, Finding::Severity::notice),
+                key + "attn_implementation: accepted but ignored"),
+            1);
+  EXPECT_EQ(count_containing(length_errors("2048", {"+" + key +
+                                                    "model_config.max_position_"
+                                                    "embeddings=3000"}),
+                             "but the model holds 3000 positions"),
+            1);
+  EXPECT_EQ(count_containing(findings_with({"+" + key + "text_config.num_hidden_layers=7"},
+                                           Finding::Severity::error),
+                             "override_config.text_config: the config has no field "
+                             "'text_config'"),
+            1);
+  const auto critic = findings_with({"algorithm.adv_estimator=gae", "critic.model.path=" + kQwen3,
+                                     "+critic.model.override_config.attention_dropout=0.1"},
+                                    Finding::Severity::error);
+  EXPECT_EQ(count_containing(critic, "critic.model.path: " + kQwen3 +
+                                         "/config.json with override_config: "
+                                         "'attention_dropout' is 0.1"),
+            1);
+}
+
 // hf_config_path: the config comes from there, the weights from path (verl's HFModelConfig).
 TEST(ModelLength, HfConfigPathIsTheConfigRead) {
   const std::string tiny = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/model/qwen3_tied";

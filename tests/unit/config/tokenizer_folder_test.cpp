@@ -59,6 +59,19 @@ TEST(TokenizerFolder, AnAbsentTokenizerIsANoticeNotAnError) {
   }
 }
 
+// bt14: a folder with a model's weights but no tokenizer.json failed in the run, after a notice.
+TEST(TokenizerFolder, AModelFolderWithoutTokenizerIsAnError) {
+  const testing::TempDir dir;
+  dir.file("config.json", "{}");
+  dir.file("model.safetensors", "");
+  const Findings f = check(dir.root().string());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Finding::Severity::error);
+  EXPECT_EQ(f[0].message, dir.root().string() +
+                              " has no tokenizer.json (the run loads the tokenizer from there)");
+  EXPECT_EQ(f[0].fix, "set actor_rollout_ref.model.tokenizer_path to the model's tokenizer folder");
+}
+
 TEST(TokenizerFolder, ABrokenTokenizerIsAnErrorNamingTheFile) {
   const testing::TempDir dir;
   const std::string truncated = tokenizer_copy(dir, "truncated", R"({"model": {"type": "BPE", )");

@@ -136,18 +136,71 @@ TEST(ConfigOverrides, SetFieldsAsVerlsUpdateModelConfig) {
                           {"text_config", {{"rms_norm_eps", 1e-5}, {"head_dim", 16}}},
                           {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
                           {"layer_types", "none"},
-                          {"new_field", {{"a", 1}}}};
+                          {"new_field", 1}};
   apply_config_overrides(config, overrides);
   const json expected = {
       {"max_position_embeddings", 32768},
       {"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}},
       {"text_config", {{"rms_norm_eps", 1e-5}, {"vocab_size", 100}, {"head_dim", 16}}},
       {"layer_types", "none"},
-      {"new_field", {{"a", 1}}}};
+      {"new_field", 1}};
   EXPECT_EQ(config, expected);
   apply_config_overrides(config, json());  // null: nothing
   EXPECT_EQ(config, expected);
   EXPECT_THROW(apply_config_overrides(config, json::array({1})), Error);
+  // A map into a field the config lacks (bt14: text_config on a plain Qwen3): verl's getattr
+  // fails; refused.
+  try {
+    apply_config_overrides(config, {{"vision_config", {{"depth", 2}}}});
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "override_config.vision_config: the config has no field 'vision_config' to apply a "
+              "map to (verl's update_model_config fails there too)");
+  }
+}
+
+// transformers 4 reads rope_theta / rope_scaling / partial_rotary_factor, 5 their copies in
+// rope_parameters: a config whose two forms disagree is refused (bt14: an override of one form
+// was silently shadowed by the other).
+TEST(ModelConfig, RopeFormsThatDisagreeAreRefused) {
+  json j = tiny("Qwen3ForCausalLM");
+  j["rope_theta"] = 1000000.0;
+  j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 1000000}};
+  EXPECT_EQ(error_of(j), "");
+  j["rope_parameters"]["rope_theta"] = 100.0;
+  EXPECT_NE(error_of(j).find("cfg.json: rope_theta is 1000000.0 but rope_parameters.rope_theta is "
+                             "100.0"),
+            std::string::npos)
+      << error_of(j);
+  j = tiny("LlamaForCausalLM");
+  j["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  j["rope_parameters"] = {{"rope_type", "linear"}, {"factor", 2.0}, {"rope_theta", 10000.0}};
+  EXPECT_EQ(error_of(j), "");
+  j["rope_parameters"]["factor"] = 4.0;
+  EXPECT_NE(error_of(j).find("describe different RoPE"), std::string::npos) << error_of(j);
+  j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 10000.0}};
+  EXPECT_NE(error_of(j).find("describe different RoPE"), std::string::npos) << error_of(j);
+}
+
+// An override has effect when the config verlpp parsed (and would save) holds its value.
+TEST(ConfigOverrides, WithoutEffectAreTheFieldsTheParsedConfigDoesNotHold) {
+  json base = tiny("Qwen3ForCausalLM");
+  base["rope_scaling"] = nullptr;
+  const auto without_effect = [&](const json& overrides) {
+    json config = base;
+    apply_config_overrides(config, overrides);
+    return overrides_without_effect(parse_model_config(config, "cfg.json"), overrides);
+  };
+  using Paths = std::vector<std::string>;
+  EXPECT_EQ(without_effect({{"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-5}}), Paths{});
+  EXPECT_EQ(without_effect({{"rope_scaling", {{"type", "linear"}, {"factor", 2.0}}}}), Paths{});
+  EXPECT_EQ(without_effect({{"rope_theta", 5000}}), Paths{});  // 5000 == 5000.0
+  EXPECT_EQ(without_effect({{"foo_bar", 1}, {"max_position_embedding", 200}}),
+            (Paths{"foo_bar", "max_position_embedding"}));
+  EXPECT_EQ(without_effect({{"use_cache", false}}), Paths{"use_cache"});
+  EXPECT_EQ(without_effect({{"rope_scaling", {{"type", "linear"}, {"factor", 2.0}, {"x", 1}}}}),
+            Paths{"rope_scaling.x"});
 }
 
 // Through the file: the published Qwen3-0.6B config.json (max_position_embeddings 40960).
