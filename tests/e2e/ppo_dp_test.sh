@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Data-parallel training over c10d (Gloo on the CPU), started by `verlpp launch`: a 2-rank run of
 # the same global batch, sharded FSDP-style (the default, fsdp_size -1), equals the 1-rank run
-# within 1e-6 (every metric but timings, and the updated weights) for GRPO with a reference
-# policy (sharded like the actor; on one rank also with its weights offloaded), for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
+# within 1e-6 (every metric but timings, and the updated weights) and reports its collectives'
+# time (timing_s/collectives), for GRPO with a reference policy (sharded like the actor; on one rank also with its weights offloaded), for GAE with a critic, with trainer.balance_batch (loss, grad_norm, weights), for
 # `verlpp sft`, and after resuming a 2-rank checkpoint (on 2 ranks, and resharded onto 1); the
 # replicated 2-rank run (fsdp_size 1) equals the sharded one; each rank writes its optimizer shard
 # and holds half of the training state; 4 ranks with fsdp_size 2 (hybrid sharding) equal 1 rank;
@@ -64,13 +64,17 @@ out=$(two grpo2); rc=$?
 [ "$(grep -c '^step:2 - ' <<<"$out")" = 1 ] || fail "2-rank run: expected one console line per step (rank 0): $out"
 compare "$work/grpo1.jsonl" "$work/grpo2.jsonl" "$work/grpo1" "$work/grpo2" '*' 1e-6 ||
   fail "2-rank GRPO differs from 1 rank"
-check_metrics "$work/grpo2.jsonl" <<'PY' || fail "2-rank GRPO metrics"
+check_metrics "$work/grpo2.jsonl" "$work/grpo1.jsonl" <<'PY' || fail "2-rank GRPO metrics"
 import sys
 from compare_runs import steps_of
 steps = steps_of(sys.argv[1])
 s2 = steps[2]
 assert s2["actor/kl_loss"] > 0 and s2["actor/grad_norm"] > 0, s2
 assert any(k.startswith("val-core/") for k in s2), sorted(s2)
+# The time the collectives took, within the step's; a world of one has none.
+for step in (1, 2):
+    assert 0 < steps[step]["timing_s/collectives"] < steps[step]["timing_s/step"], steps[step]
+assert all("timing_s/collectives" not in s for s in steps_of(sys.argv[2]).values())
 PY
 for r in 0 1; do
   [ -f "$work/grpo2/global_step_2/actor/optim_world_size_2_rank_$r.safetensors" ] ||

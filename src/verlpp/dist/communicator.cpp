@@ -13,6 +13,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
+#include "verlpp/dist/collective_time.h"
 
 #if TORCH_VERSION_MAJOR >= 2
 #include <torch/csrc/distributed/c10d/Backend.hpp>
@@ -87,6 +88,7 @@ struct Communicator::Impl {
 
   // Runs one collective and waits for it; c10d's and Gloo's failures become one-line errors.
   void run(const char* op, const std::function<c10::intrusive_ptr<c10d::Work>()>& start) const {
+    const CollectiveTiming timing(device);
     try {
       start()->wait();
     } catch (const c10::Error& e) {

@@ -10,6 +10,7 @@
 #include "verlpp/config/home_path.h"
 #include "verlpp/core/host_memory.h"
 #include "verlpp/core/log.h"
+#include "verlpp/dist/collective_time.h"
 #include "verlpp/trainer/checkpoint_dir_lock.h"
 #include "verlpp/trainer/phase_timer.h"
 #include "verlpp/trainer/plot.h"
@@ -45,6 +46,7 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   PpoContext& ctx = loop.ctx;
   const config::TrainerConfig& t = ctx.config.trainer;
   const auto start = std::chrono::steady_clock::now();
+  const double collectives_before = dist::collective_seconds();
   PhaseTimer timer(ctx.device);
   const std::vector<std::int64_t> rows = ctx.loader->next();
   const std::int64_t epoch = ctx.loader->epoch();  // after next(): the epoch these rows are from
@@ -61,6 +63,10 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
   }
   timer.set("step",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  // Within the phases above: the time this rank's collectives took (dist/collective_time.h).
+  if (ctx.world.size() > 1) {
+    timer.set("collectives", dist::collective_seconds() - collectives_before);
+  }
   Metrics& m = out.metrics;
   m["training/global_step"] = static_cast<double>(step);
   m["training/epoch"] = static_cast<double>(epoch);
