@@ -85,12 +85,11 @@ std::unique_ptr<data::RLHFDataset> make_dataset(const config::DataConfig& d,
   return dataset;
 }
 
-void load_data(PpoContext& ctx) {
+// `model_config`: the policy's config (config/hf_model.h), read once for the context's parts.
+void load_data(PpoContext& ctx, const model::ModelConfig& model_config) {
   const config::DataConfig& d = ctx.config.data;
   if (d.train_files.empty()) throw Error("data.train_files: no training data given");
   const std::string model = config::model_weights_dir(ctx.config.model);
-  const model::ModelConfig model_config =
-      config::load_hf_model_config(ctx.config.model, kActorModel);
   ctx.train_data = make_dataset(d, d.train_files, d.train_max_samples, d.shuffle, *ctx.tokenizer,
                                 model_config, model);
   if (!d.val_files.empty()) {
@@ -119,7 +118,8 @@ config::ShardingConfig engine_sharding(const config::EngineConfig& engine) {
   return sharding;
 }
 
-void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
+void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
+                 const dist::LaunchEnv& env) {
   const config::Config& c = ctx.config;
   const at::ScalarType dtype = compute_dtype(c, ctx.device);
   // Image data: the vision tower is loaded and trained with the text model (verl trains the whole
@@ -127,8 +127,7 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   // vision-language checkpoint keeps its tower on text-only data too: it gets no gradient, so the
   // optimizer leaves it as it is, and the saved checkpoint still has it (nothing lost).
   const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
-  const bool keep_tower =
-      model::has_vision_tower(config::load_hf_model_config(c.model, kActorModel));
+  const bool keep_tower = model::has_vision_tower(model_config);
   model::CausalLM policy =
       load_hf_model(c.model, kActorModel, dtype, ctx.device, vision || keep_tower);
   model::apply_batch_invariant_setting(policy);
@@ -173,10 +172,9 @@ void load_models(PpoContext& ctx, const dist::LaunchEnv& env) {
   }
 }
 
-void make_sampling(PpoContext& ctx) {
-  const std::vector<std::int32_t> eos =
-      stop_token_ids(ctx.tokenizer.get(), config::model_weights_dir(ctx.config.model),
-                     config::load_hf_model_config(ctx.config.model, kActorModel));
+void make_sampling(PpoContext& ctx, const model::ModelConfig& model_config) {
+  const std::vector<std::int32_t> eos = stop_token_ids(
+      ctx.tokenizer.get(), config::model_weights_dir(ctx.config.model), model_config);
   const std::int32_t pad = pad_token_id(ctx.tokenizer.get());
   ctx.train_sampling = sampling_settings(ctx.config.rollout, false, eos, pad);
   ctx.val_sampling = sampling_settings(ctx.config.rollout, true, eos, pad);
@@ -195,11 +193,13 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   ctx.tokenizer = std::make_unique<tokenizer::Tokenizer>(
       load_tokenizer({ctx.tokenizer_dir, ctx.config.model.custom_chat_template,
                       "actor_rollout_ref.model.custom_chat_template"}));
-  load_data(ctx);
-  load_models(ctx, placement.env);
+  const model::ModelConfig model_config =
+      config::load_hf_model_config(ctx.config.model, kActorModel);
+  load_data(ctx, model_config);
+  load_models(ctx, model_config, placement.env);
   ctx.kl_ctrl = algo::make_kl_controller(kl_control_config(ctx.config));
   ctx.reward = reward::reward_settings(report.composed.root);
-  make_sampling(ctx);
+  make_sampling(ctx, model_config);
   return ctx;
 }
 
