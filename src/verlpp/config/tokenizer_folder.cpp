@@ -28,19 +28,19 @@ void check_tokenizer_folder(const std::string& key, const std::string& path,
   const std::string dir = expand_home(path);
   if (!hf_folder_error(dir).empty()) return;
   const std::string tokenizer_json = (std::filesystem::path(dir) / "tokenizer.json").string();
-  if (nothing_at(tokenizer_json) && holds_weights(dir)) {
-    add_error(out, key, dir + " has no tokenizer.json (the run loads the tokenizer from there)",
-              key.ends_with(".tokenizer_path")
-                  ? "point " + key + " at the model's tokenizer folder"
-                  : "set " + key.substr(0, key.size() - 4) +
-                        "tokenizer_path to the model's tokenizer folder");
-    return;
-  }
   if (nothing_at(tokenizer_json)) {
-    add_notice(out, key,
-               tokenizer_json +
-                   " is not on this machine: the tokenizer is not checked (the run "
-                   "loads it from there)");
+    if (holds_weights(dir)) {
+      add_error(out, key, dir + " has no tokenizer.json (the run loads the tokenizer from there)",
+                key.ends_with(".tokenizer_path")
+                    ? "point " + key + " at the model's tokenizer folder"
+                    : "set " + key.substr(0, key.size() - 4) +
+                          "tokenizer_path to the model's tokenizer folder");
+    } else {
+      add_notice(out, key,
+                 tokenizer_json +
+                     " is not on this machine: the tokenizer is not checked (the run "
+                     "loads it from there)");
+    }
     return;
   }
   std::int32_t vocab_size = 0;

@@ -7,9 +7,9 @@
 
 namespace verlpp::trainer {
 
-model::CausalLM load_hf_model(const config::ModelConfig& model, const std::string& section,
+model::CausalLM load_hf_model(const model::ModelConfig& model_config,
+                              const config::ModelConfig& model, const std::string& section,
                               at::ScalarType dtype, const at::Device& device, bool with_vision) {
-  const model::ModelConfig model_config = config::load_hf_model_config(model, section);
   try {
     return model::CausalLM::from_pretrained(model_config, config::model_weights_dir(model), dtype,
                                             device, with_vision);

@@ -13,11 +13,13 @@
 
 namespace verlpp::trainer {
 
-// `section` is the section's dotted path. with_vision as CausalLM::from_pretrained. Throws
-// verlpp::Error naming SECTION.hf_config_path or SECTION.path for a config that cannot be read,
-// and SECTION.path for weights that cannot be (bt13: verl's default critic path, a folder on
-// verl's machines, failed as "model config: no such file" without the key).
-model::CausalLM load_hf_model(const config::ModelConfig& model, const std::string& section,
+// `model_config` is the section's config as config::load_hf_model_config read it (the caller
+// reads it once for all its uses), `section` the section's dotted path; with_vision as
+// CausalLM::from_pretrained. Throws verlpp::Error naming SECTION.path for weights that cannot be
+// read (bt13: verl's default critic path, a folder on verl's machines, failed as "model config:
+// no such file" without the key).
+model::CausalLM load_hf_model(const model::ModelConfig& model_config,
+                              const config::ModelConfig& model, const std::string& section,
                               at::ScalarType dtype, const at::Device& device, bool with_vision);
 
 }  // namespace verlpp::trainer

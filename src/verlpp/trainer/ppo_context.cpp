@@ -129,7 +129,7 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
   const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
   const bool keep_tower = model::has_vision_tower(model_config);
   model::CausalLM policy =
-      load_hf_model(c.model, kActorModel, dtype, ctx.device, vision || keep_tower);
+      load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device, vision || keep_tower);
   model::apply_batch_invariant_setting(policy);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
@@ -152,12 +152,13 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
                                sharding_settings(engine_sharding(c.ref.engine), ctx.world.size(),
                                                  "actor_rollout_ref.ref.fsdp_config")};
     ctx.ref = std::make_unique<engine::Scorer>(
-        "ref", load_hf_model(c.model, kActorModel, dtype, ctx.device, vision), std::move(ref),
-        ctx.world);
+        "ref", load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device, vision),
+        std::move(ref), ctx.world);
   }
   if (config::need_critic(c)) {
     model::CausalLM trunk =
-        load_hf_model(c.critic.model, "critic.model", dtype, ctx.device, vision);
+        load_hf_model(config::load_hf_model_config(c.critic.model, "critic.model"), c.critic.model,
+                      "critic.model", dtype, ctx.device, vision);
     trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
     engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
                                                      kValueHeadSeed, dtype, ctx.device);

@@ -247,20 +247,20 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   loader_config.batch_size = config.data.train_batch_size;
   loader_config.seed = config.trainer.seed;
   data::StatefulDataLoader loader(train.size(), loader_config);
-  Run run{
-      config,
-      placement.world,
-      device,
-      tokenizer_dir,
-      std::move(tok),
-      load_hf_model(config.model, "model", dtype, device,
-                    model::has_vision_tower(config::load_hf_model_config(config.model, "model"))),
-      std::move(train),
-      std::nullopt,
-      std::move(loader),
-      0,
-      0,
-      {}};
+  const model::ModelConfig model_config = config::load_hf_model_config(config.model, "model");
+  Run run{config,
+          placement.world,
+          device,
+          tokenizer_dir,
+          std::move(tok),
+          load_hf_model(model_config, config.model, "model", dtype, device,
+                        model::has_vision_tower(model_config)),
+          std::move(train),
+          std::nullopt,
+          std::move(loader),
+          0,
+          0,
+          {}};
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);

@@ -11,12 +11,19 @@
 
 #include "../common/error_of.h"
 #include "../common/temp_dir.h"
+#include "verlpp/config/hf_model.h"
 #include "verlpp/core/json_file.h"
 
 namespace verlpp::trainer {
 namespace {
 
 const std::string kTiny = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/model/qwen3_tied";
+
+// As the trainers load a section's model: its config read once, then the weights.
+model::CausalLM load(const config::ModelConfig& section, const std::string& key) {
+  return load_hf_model(config::load_hf_model_config(section, key), section, key, at::kFloat,
+                       at::kCPU, false);
+}
 
 void expect_same_weights(const model::CausalLM& a, const model::CausalLM& b) {
   const auto pa = a.named_parameters(), pb = b.named_parameters();
@@ -32,8 +39,7 @@ TEST(HfModelLoader, OverrideConfigAndHfConfigPathSetTheConfigNotTheWeights) {
   config::ModelConfig section;
   section.path = kTiny;
   section.override_config = {{"rms_norm_eps", 0.001}, {"max_position_embeddings", 512}};
-  const model::CausalLM overridden =
-      load_hf_model(section, "actor_rollout_ref.model", at::kFloat, at::kCPU, false);
+  const model::CausalLM overridden = load(section, "actor_rollout_ref.model");
   EXPECT_EQ(overridden.config().rms_norm_eps, 0.001);
   EXPECT_EQ(overridden.config().max_position_embeddings, 512);
   EXPECT_NE(plain.config().rms_norm_eps, 0.001);
@@ -46,8 +52,7 @@ TEST(HfModelLoader, OverrideConfigAndHfConfigPathSetTheConfigNotTheWeights) {
   config["rope_parameters"]["rope_theta"] = 5000.0;
   dir.file("config.json", config.dump());
   section.hf_config_path = dir.path();
-  const model::CausalLM elsewhere =
-      load_hf_model(section, "actor_rollout_ref.model", at::kFloat, at::kCPU, false);
+  const model::CausalLM elsewhere = load(section, "actor_rollout_ref.model");
   EXPECT_EQ(elsewhere.config().rope_theta, 5000.0);
   EXPECT_EQ(elsewhere.config().max_position_embeddings, 512);
   expect_same_weights(elsewhere, plain);
@@ -57,8 +62,7 @@ TEST(HfModelLoader, ErrorsNameTheSectionsKey) {
   config::ModelConfig section;
   section.path = kTiny;
   section.override_config = {{"attention_dropout", 0.1}};
-  EXPECT_EQ(testing::error_of(
-                [&] { load_hf_model(section, "critic.model", at::kFloat, at::kCPU, false); }),
+  EXPECT_EQ(testing::error_of([&] { load(section, "critic.model"); }),
             "critic.model.path=" + kTiny + ": " + kTiny +
                 "/config.json with override_config: 'attention_dropout' is 0.1; verlpp trains "
                 "without dropout (expected 0, or unset)");
@@ -66,17 +70,16 @@ TEST(HfModelLoader, ErrorsNameTheSectionsKey) {
   section.override_config = nlohmann::json::object();
   section.hf_config_path = dir.path();
   EXPECT_NE(testing::error_of([&] {
-              load_hf_model(section, "critic.model", at::kFloat, at::kCPU, false);
+              load(section, "critic.model");
             }).find("critic.model.hf_config_path=" + dir.path() + ": "),
             std::string::npos);
   // The config is there, the weights are not: the error names path.
   dir.file("config.json", read_json_file(kTiny + "/config.json", "config").dump());
   section.hf_config_path = dir.path();
   section.path = dir.path();
-  EXPECT_NE(testing::error_of([&] {
-              load_hf_model(section, "model", at::kFloat, at::kCPU, false);
-            }).find("model.path=" + dir.path() + ": "),
-            std::string::npos);
+  EXPECT_NE(
+      testing::error_of([&] { load(section, "model"); }).find("model.path=" + dir.path() + ": "),
+      std::string::npos);
 }
 
 }  // namespace
