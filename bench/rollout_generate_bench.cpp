@@ -8,7 +8,8 @@
 //       [--response-length 1024] [--n 1] [--no-prefix-caching]
 //       [--dtype bfloat16] [--baseline hf.json] [--seed 0] [--no-cuda-graph]
 //       [--prompts-file bench/data/gsm8k_qwen3_prompts.txt] [--eos-tokens K] [--static-batches]
-//       [--max-num-seqs N] [--max-num-batched-tokens T]
+//       [--max-num-seqs N] [--max-num-batched-tokens T] [--draw-on-gpu]
+//       [--gpu-memory-utilization 0.5]
 //
 // Every prompt is prompt-length random ids, or with --prompts-file the file's first --prompts
 // lines (JSON lists of token ids, left-padded to the longest), repeated --n times in consecutive
@@ -24,15 +25,18 @@
 // once: static batches run the rows in chunks of N, each waiting for its longest row; the engine
 // admits a waiting row whenever one finishes); --max-num-batched-tokens is
 // rollout.max_num_batched_tokens (the engine's tokens per step; chunked prefill; default 0: no
-// limit). With VLLM_BATCH_INVARIANT=1 in the environment the model runs in verlpp's batch-invariant
-// mode (model/batch_invariant.h), for its cost. One warm-up call on 8 prompts first. Prints a JSON
-// line with output tokens/s (responses only, prefill time included), the prefill time (the fastest
-// of three calls with one response token; prefill_first_seconds the first of them), the mean
-// decode step, the decode steps' memory-bandwidth use (decode_mbu,
-// below) and peak CUDA memory allocated; then, when a baseline
-// is given, a JSON line with the ratio to its tokens/s and, when the baseline reports one, both
-// MFUs: the baseline's (verl's FLOPs formula over prompt + response tokens, forward only) and this
-// run's on the same work (the baseline's times the speedup).
+// limit); --gpu-memory-utilization is rollout.gpu_memory_utilization (verl's default 0.5; a
+// 30B preset's weights alone take 0.72 of an 80 GB GPU). The random weights are drawn on the CPU (the draws every earlier run used: with
+// --eos-tokens they set the response lengths) or, with --draw-on-gpu, on the GPU (other weights;
+// minutes faster for a 30B preset). With VLLM_BATCH_INVARIANT=1 in the environment the model runs
+// in verlpp's batch-invariant mode (model/batch_invariant.h), for its cost. One warm-up call on 8
+// prompts first. Prints a JSON line with output tokens/s (responses only, prefill time included),
+// the prefill time (the fastest of three calls with one response token; prefill_first_seconds the
+// first of them), the mean decode step, the decode steps' memory-bandwidth use (decode_mbu, below)
+// and peak CUDA memory allocated; then, when a baseline is given, a JSON line with the ratio to its
+// tokens/s and, when the baseline reports one, both MFUs: the baseline's (verl's FLOPs formula over
+// prompt + response tokens, forward only) and this run's on the same work (the baseline's times the
+// speedup).
 //
 // decode_mbu = bytes the decode steps must read / decode time / 4.8e12 B/s (the H200's HBM3e
 // bandwidth), decode time = wall time - prefill time: per step the weights once (every
@@ -88,17 +92,20 @@ struct Options {
   std::string prompts_file;
   int64_t eos_tokens = 0;
   bool static_batches = false;
+  bool draw_on_gpu = false;
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
+  double gpu_memory_utilization = 0.5;
 };
 
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--no-cuda-graph" || key == "--no-prefix-caching" || key == "--static-batches") {
-      if (key == "--static-batches") {
-        o.static_batches = true;
+    if (key == "--no-cuda-graph" || key == "--no-prefix-caching" || key == "--static-batches" ||
+        key == "--draw-on-gpu") {
+      if (key == "--static-batches" || key == "--draw-on-gpu") {
+        (key == "--static-batches" ? o.static_batches : o.draw_on_gpu) = true;
       } else {
         (key == "--no-cuda-graph" ? o.cuda_graph : o.prefix_caching) = false;
       }
@@ -131,6 +138,8 @@ Options parse(int argc, char** argv) {
       o.max_num_seqs = std::stoll(value);
     } else if (key == "--max-num-batched-tokens") {
       o.max_num_batched_tokens = std::stoll(value);
+    } else if (key == "--gpu-memory-utilization") {
+      o.gpu_memory_utilization = std::stod(value);
     } else {
       throw verlpp::Error("unknown option " + key);
     }
@@ -277,7 +286,8 @@ int run(const Options& o) {
   const at::Device cuda(at::kCUDA, 0);
   const verlpp::model::ModelConfig config = verlpp::model::preset_config(o.preset);
   const at::ScalarType dtype = verlpp::parse_dtype(o.dtype, "--dtype");
-  verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(config, o.seed, 0.02, dtype);
+  verlpp::model::CausalLM model = verlpp::model::CausalLM::random_init(
+      config, o.seed, 0.02, dtype, o.draw_on_gpu ? cuda : at::Device(at::kCPU));
   model.to(dtype, cuda);
   verlpp::model::apply_batch_invariant_setting(model);
 
@@ -291,6 +301,7 @@ int run(const Options& o) {
   params.enable_prefix_caching = o.prefix_caching;
   params.max_num_seqs = o.max_num_seqs;
   params.max_num_batched_tokens = o.max_num_batched_tokens;
+  params.gpu_memory_utilization = o.gpu_memory_utilization;
   params.static_batches = o.static_batches;
   params.max_response_length = 16;
   timed_generate(model, random_prompts(8, 64, config.vocab_size, 1), params);

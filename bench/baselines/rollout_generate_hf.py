@@ -77,8 +77,11 @@ def main():
     if args.preset != "qwen3-0.6b":
         cfg = config_for(args.preset, 0)
         SHAPE["vocab_size"] = cfg.vocab_size
+    # Presets other than the default are drawn in bf16 (a 30B MoE drawn in fp32 would not fit one
+    # GPU); the default keeps its fp32 draw, then the cast.
+    dtype = {} if args.preset == "qwen3-0.6b" else {"dtype": torch.bfloat16}
     with torch.device("cuda"):
-        model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa")
+        model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa", **dtype)
     model = model.to(torch.bfloat16).eval()
     model.generation_config.eos_token_id = None
     model.generation_config.pad_token_id = 0

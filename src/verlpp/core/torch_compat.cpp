@@ -145,7 +145,9 @@ void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b) {
   acc.add_(at::mm(a, b));
 }
 
-bool can_grouped_mm(const at::Tensor& x) { return VERLPP_HAS_GROUPED_MM != 0 && x.is_cuda(); }
+bool can_grouped_mm(const at::Tensor& x) { return has_grouped_mm() && x.is_cuda(); }
+
+bool has_grouped_mm() { return VERLPP_HAS_GROUPED_MM != 0; }
 
 at::Tensor grouped_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& offs) {
 #if VERLPP_HAS_GROUPED_MM

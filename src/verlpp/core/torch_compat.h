@@ -70,6 +70,8 @@ void addmm_fp32_(at::Tensor& acc, const at::Tensor& a, const at::Tensor& b);
 // True when this LibTorch has the grouped GEMM at::_grouped_mm (PyTorch >= 2.9) and `x` is a
 // CUDA tensor it serves (verlpp uses the per-expert loop on the CPU).
 bool can_grouped_mm(const at::Tensor& x);
+// True when this LibTorch has at::_grouped_mm at all (PyTorch >= 2.9).
+bool has_grouped_mm();
 
 // Rows [offs[g-1], offs[g]) of a [rows, k] times b[g] [k, n], for every group g, in one kernel
 // (at::_grouped_mm): a [rows, k], b [groups, k, n] (a transposed view of [groups, n, k] is fine),

@@ -15,6 +15,8 @@
 
 #include "model_fixture.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/torch_compat.h"
+#include "verlpp/model/batch_invariant.h"
 #include "verlpp/model/causal_lm.h"
 #include "verlpp/model/checkpoint.h"
 #include "verlpp/model/layers/moe.h"
@@ -211,6 +213,19 @@ std::string broken_moe(const std::string& tag, const std::function<void(nlohmann
 
 const auto kKeepConfig = [](nlohmann::json&) {};
 const auto kKeepTensors = [](const std::string&) { return false; };
+
+// A MoE decode step may be captured into a CUDA graph only where the sparse block never waits
+// for the device: the grouped-GEMM path; batch-invariant mode's per-expert loop reads the expert
+// counts on the host.
+TEST(MoeDecode, CapturableOnlyWithTheGroupedGemm) {
+  const CausalLM m = CausalLM::random_init(load_model_config(testing::checkpoint_dir("qwen3_moe")),
+                                           3, 0.02, at::kFloat);
+  EXPECT_EQ(m.decode_capturable(), compat::has_grouped_mm());
+  set_batch_invariant(true);
+  const bool invariant = m.decode_capturable();
+  set_batch_invariant(false);
+  EXPECT_FALSE(invariant);
+}
 
 TEST(MoeErrors, MissingExpertTensorIsNamed) {
   const std::string dir = broken_moe("missing", kKeepConfig, [](const std::string& n) {

@@ -242,11 +242,14 @@ TEST(RolloutGpu, Fp32CudaGreedyEqualsCpu) {
 }
 
 // A Qwen3-MoE rollout on CUDA (grouped GEMM experts): its log-probs agree with the trainer's
-// forward as a dense model's do, also when CUDA graphs are asked for (which the MoE decoder
-// declines: CausalLM::decode_capturable).
+// forward as a dense model's do, eager and with CUDA graphs (the grouped-GEMM block has no host
+// synchronisation, so its decode is captured: a failed capture throws); greedy tokens of the
+// graphed decode follow the eager ones as the dense model's do.
 TEST(RolloutGpu, MoeRolloutLogProbsAgainstTrainerForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  if (!compat::has_grouped_mm()) GTEST_SKIP() << "LibTorch without at::_grouped_mm";
   const model::CausalLM m = small_qwen3_moe_bf16();
+  EXPECT_TRUE(m.decode_capturable());
   const data::Batch prompts = random_prompts(24);
   SamplingParams p;
   p.temperature = 1.0;
@@ -255,12 +258,24 @@ TEST(RolloutGpu, MoeRolloutLogProbsAgainstTrainerForward) {
   p.use_cuda_graph = false;
   const double eager_gap = mean_logprob_gap(m, generate_sequences(m, prompts, p, 3), 1.0);
   p.use_cuda_graph = true;
-  EXPECT_FALSE(m.decode_capturable());
   const double graph_gap = mean_logprob_gap(m, generate_sequences(m, prompts, p, 3), 1.0);
+  p.do_sample = false;
+  p.ignore_eos = true;
+  p.static_batches = true;
+  p.use_cuda_graph = false;
+  const data::Batch eager = generate_sequences(m, prompts, p, 0);
+  p.use_cuda_graph = true;
+  const data::Batch graphed = generate_sequences(m, prompts, p, 0);
+  const double same = eager.tensor("responses")
+                          .eq(graphed.tensor("responses"))
+                          .to(at::kFloat)
+                          .mean()
+                          .item<double>();
   std::cout << "bf16 CUDA MoE rollout: mean |rollout - trainer forward| log-prob " << eager_gap
-            << " eager, " << graph_gap << " with CUDA graphs\n";
+            << " eager, " << graph_gap << " with CUDA graphs; greedy tokens equal " << same << "\n";
   EXPECT_LE(eager_gap, 2e-2);
-  EXPECT_LE(graph_gap, 2e-2);
+  EXPECT_LE(graph_gap, std::max(2.0 * eager_gap, 5e-3));
+  EXPECT_GE(same, 0.5);
 }
 
 // A small Qwen3.5 (Gated DeltaNet layers 0, 2, 3, gated attention layer 1; head_dim 256 as the
@@ -293,7 +308,7 @@ TEST(RolloutGpu, Qwen3_5RolloutLogProbsAgainstTrainerForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   for (const bool moe : {false, true}) {
     const model::CausalLM m = small_qwen3_5_bf16(moe);
-    EXPECT_EQ(m.decode_capturable(), !moe);
+    EXPECT_EQ(m.decode_capturable(), !moe || compat::has_grouped_mm());
     const data::Batch prompts = random_prompts(24);
     SamplingParams p;
     p.temperature = 1.0;
@@ -392,16 +407,22 @@ TEST(RolloutGpu, EnginePrefixCacheHitsAgreeWithTheTrainerForward) {
 }
 
 // The engine's decode from CUDA graphs over block tables (paged_decode.h GraphedPagedDecoder)
-// against its eager decode, on Qwen3 and Qwen3.5 (state slots): greedy tokens mostly equal (bf16
-// near-ties flip a token where the graphs' key bound changes the kernel's split, as for the static
-// path's graphs above) and log-probs as close to the trainer's forward as the eager run's; with
-// rows stopping at eos under max_num_seqs 8 (requests come and go, the graphs switch buckets) the
-// layout stays right and the log-probs still agree.
+// against its eager decode, on Qwen3, Qwen3.5 (state slots) and their MoE forms: greedy tokens
+// mostly equal (bf16 near-ties flip a token where the graphs' key bound changes the kernel's split,
+// as for the static path's graphs above) and log-probs as close to the trainer's forward as the
+// eager run's; with rows stopping at eos under max_num_seqs 8 (requests come and go, the graphs
+// switch buckets) the layout stays right and the log-probs still agree.
 TEST(RolloutGpu, EngineCudaGraphsAgreeWithEagerEngine) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   if (!compat::CudaGraph::available()) GTEST_SKIP() << "no CUDA graphs in this build";
-  for (const bool hybrid : {false, true}) {
-    const model::CausalLM m = hybrid ? small_qwen3_5_bf16(false) : small_qwen3_bf16();
+  // Dense Qwen3, Qwen3.5, and (with the grouped GEMM) Qwen3-MoE and Qwen3.5-MoE.
+  const int kinds = compat::has_grouped_mm() ? 4 : 2;
+  for (int kind = 0; kind < kinds; ++kind) {
+    const bool hybrid = kind % 2 == 1;
+    const model::CausalLM m = kind == 2   ? small_qwen3_moe_bf16()
+                              : kind == 3 ? small_qwen3_5_bf16(true)
+                              : hybrid    ? small_qwen3_5_bf16(false)
+                                          : small_qwen3_bf16();
     const data::Batch prompts = random_prompts(24);
     SamplingParams p;
     p.do_sample = false;
@@ -418,9 +439,9 @@ TEST(RolloutGpu, EngineCudaGraphsAgreeWithEagerEngine) {
                             .item<double>();
     const double gap = mean_logprob_gap(m, graphed, 1.0);
     const double eager_gap = mean_logprob_gap(m, eager, 1.0);
-    std::cout << "engine CUDA graphs" << (hybrid ? " (Qwen3.5)" : "")
-              << ": greedy tokens equal to eager " << same << ", mean |rollout - forward| " << gap
-              << " (eager " << eager_gap << ")\n";
+    std::cout << "engine CUDA graphs (" << (hybrid ? "Qwen3.5" : "Qwen3")
+              << (kind >= 2 ? "-MoE" : "") << "): greedy tokens equal to eager " << same
+              << ", mean |rollout - forward| " << gap << " (eager " << eager_gap << ")\n";
     EXPECT_GE(same, 0.5);
     EXPECT_LE(gap, std::max(2.0 * eager_gap, 5e-3));
 
@@ -433,7 +454,8 @@ TEST(RolloutGpu, EngineCudaGraphsAgreeWithEagerEngine) {
     const at::Tensor lengths = mask.sum(1);
     EXPECT_TRUE(mask.eq(at::arange(64).unsqueeze(0).lt(lengths.unsqueeze(1))).all().item<bool>());
     EXPECT_LT(lengths.min().item<int64_t>(), 64) << "no row stopped early: the test needs eos hits";
-    EXPECT_LE(mean_logprob_gap(m, stopped, 1.0), 2e-2);
+    // The Qwen3.5-MoE's bf16 gap is the largest (0.019-0.021 eager, see the Qwen3.5 test above).
+    EXPECT_LE(mean_logprob_gap(m, stopped, 1.0), kind == 3 ? 3e-2 : 2e-2);
   }
 }
 

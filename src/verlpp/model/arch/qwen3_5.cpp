@@ -61,4 +61,8 @@ std::vector<LayerStateSpec> Qwen3_5Decoder::generation_state() const {
   return specs;
 }
 
+bool Qwen3_5Decoder::decode_capturable() const {
+  return config_.moe.num_experts == 0 || sparse_moe_capturable();
+}
+
 }  // namespace verlpp::model

@@ -22,8 +22,8 @@ class Qwen3_5Decoder : public Decoder {
   at::Tensor final_norm(const at::Tensor& x) const override;
   // KV caches for full-attention layers, conv and recurrent state for linear-attention ones.
   std::vector<LayerStateSpec> generation_state() const override;
-  // As Qwen3-MoE, the sparse block is not verified under CUDA-graph capture.
-  bool decode_capturable() const override { return config_.moe.num_experts == 0; }
+  // Dense, or a sparse block without host synchronisation (sparse_moe_capturable).
+  bool decode_capturable() const override;
 
  private:
   struct Layer {

@@ -31,4 +31,6 @@ LayerOutput Qwen3MoeDecoder::layer(int64_t layer, const at::Tensor& x,
   return {a.residual + moe.hidden, ctx.router_logits ? moe.router_logits : at::Tensor()};
 }
 
+bool Qwen3MoeDecoder::decode_capturable() const { return sparse_moe_capturable(); }
+
 }  // namespace verlpp::model

@@ -16,9 +16,8 @@ class Qwen3MoeDecoder : public Decoder {
  public:
   explicit Qwen3MoeDecoder(const ModelConfig& config);
   LayerOutput layer(int64_t layer, const at::Tensor& x, const LayerContext& ctx) const override;
-  // Not verified: on the H200 a graphed MoE rollout gave log-probs equal to every digit to the
-  // eager one, as when capture fails and the rollout falls back (bench/results/moe_run2).
-  bool decode_capturable() const override { return false; }
+  // When the sparse block has no host synchronisation (sparse_moe_capturable).
+  bool decode_capturable() const override;
 
  private:
   struct Layer {

@@ -136,6 +136,8 @@ MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& c, const at::Tensor& 
   return {out, r.logits};
 }
 
+bool sparse_moe_capturable() { return compat::has_grouped_mm() && !batch_invariant(); }
+
 at::Tensor load_balancing_loss(const std::vector<at::Tensor>& router_logits, int64_t num_experts,
                                int64_t top_k) {
   if (router_logits.empty()) throw Error("load_balancing_loss: no router logits");

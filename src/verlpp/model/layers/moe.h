@@ -46,6 +46,11 @@ struct MoeOutput {
 // order: model/batch_invariant.h). Differentiable.
 MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& config, const at::Tensor& x);
 
+// Whether sparse_moe on a CUDA tensor runs without waiting for the device (no copy of the expert
+// counts to the host), so that a CUDA graph can capture it: the grouped-GEMM path, outside
+// batch-invariant mode.
+bool sparse_moe_capturable();
+
 // Qwen3.5-MoE's shared expert (Qwen3_5MoeSparseMoeBlock, models.md §4), added to the routed
 // output on every token: sigmoid(x W_sg^T) * SwiGLU_shared(x), the sigmoid and product in the
 // model dtype.
