@@ -151,6 +151,11 @@ double mean_logprob_gap(const model::CausalLM& m, const data::Batch& out, double
   return (diff.sum() / mask.sum()).item<double>();
 }
 
+// The fraction of response positions where two rollouts of the same prompts hold the same token.
+double equal_token_fraction(const data::Batch& a, const data::Batch& b) {
+  return a.tensor("responses").eq(b.tensor("responses")).to(at::kFloat).mean().item<double>();
+}
+
 TEST(RolloutGpu, Bf16RolloutLogProbsAgainstTrainerForward) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const model::CausalLM m = small_qwen3_bf16();
@@ -187,11 +192,7 @@ TEST(RolloutGpu, CudaGraphDecodeAgreesWithEagerDecode) {
   const data::Batch eager = generate_sequences(m, prompts, p, 0);
   p.use_cuda_graph = true;
   const data::Batch graphed = generate_sequences(m, prompts, p, 0);
-  const double same = eager.tensor("responses")
-                          .eq(graphed.tensor("responses"))
-                          .to(at::kFloat)
-                          .mean()
-                          .item<double>();
+  const double same = equal_token_fraction(eager, graphed);
   const double gap = mean_logprob_gap(m, graphed, 1.0);
   const double eager_gap = mean_logprob_gap(m, eager, 1.0);
   std::cout << "CUDA graph decode: greedy tokens equal to eager decode " << same
@@ -266,11 +267,7 @@ TEST(RolloutGpu, MoeRolloutLogProbsAgainstTrainerForward) {
   const data::Batch eager = generate_sequences(m, prompts, p, 0);
   p.use_cuda_graph = true;
   const data::Batch graphed = generate_sequences(m, prompts, p, 0);
-  const double same = eager.tensor("responses")
-                          .eq(graphed.tensor("responses"))
-                          .to(at::kFloat)
-                          .mean()
-                          .item<double>();
+  const double same = equal_token_fraction(eager, graphed);
   std::cout << "bf16 CUDA MoE rollout: mean |rollout - trainer forward| log-prob " << eager_gap
             << " eager, " << graph_gap << " with CUDA graphs; greedy tokens equal " << same << "\n";
   EXPECT_LE(eager_gap, 2e-2);
@@ -432,11 +429,7 @@ TEST(RolloutGpu, EngineCudaGraphsAgreeWithEagerEngine) {
     const data::Batch eager = generate_with_engine(m, prompts, p, 0, 0);
     p.use_cuda_graph = true;
     const data::Batch graphed = generate_with_engine(m, prompts, p, 0, 0);
-    const double same = eager.tensor("responses")
-                            .eq(graphed.tensor("responses"))
-                            .to(at::kFloat)
-                            .mean()
-                            .item<double>();
+    const double same = equal_token_fraction(eager, graphed);
     const double gap = mean_logprob_gap(m, graphed, 1.0);
     const double eager_gap = mean_logprob_gap(m, eager, 1.0);
     std::cout << "engine CUDA graphs (" << (hybrid ? "Qwen3.5" : "Qwen3")
