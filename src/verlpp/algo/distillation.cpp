@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <limits>
+
 #include "verlpp/algo/checks.h"
 #include "verlpp/algo/kl_penalty.h"
 #include "verlpp/algo/masked.h"
@@ -13,10 +15,14 @@ namespace {
 
 const char* kTopk = "forward_kl_topk";
 
-// min and max of x over the unmasked entries (0 when there are none).
+// min and max of x over the unmasked entries; +inf and -inf when there are none, so that a
+// micro-batch without response tokens leaves the extremes over the step unchanged
+// (algo::Aggregation; the step's report turns an extreme over no tokens into 0).
 std::pair<double, double> masked_extrema(const at::Tensor& x, const at::Tensor& mask) {
   const at::Tensor selected = x.detach().masked_select(mask_like(mask, x) > 0);
-  if (selected.numel() == 0) return {0.0, 0.0};
+  if (selected.numel() == 0) {
+    return {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  }
   return {selected.min().item<double>(), selected.max().item<double>()};
 }
 

@@ -58,7 +58,8 @@ struct TopkDivergence {
   // distillation/student_mass (sum of student probs at the teacher's ids), teacher_mass, their
   // _min/_max, overlap_ratio (mean |teacher top-k ∩ student top-k| / k), overlap_token_advantage
   // (mean over a token's shared ids of -p·(log p - log q), 0 without one; verl, arXiv
-  // 2604.13016); over unmasked tokens.
+  // 2604.13016); over unmasked tokens (the extremes +inf / -inf without any: algo::Aggregation
+  // takes them over micro-batches and ranks).
   Metrics metrics;
 };
 
@@ -84,8 +85,8 @@ TopkDivergence forward_kl_topk_at_ids(const at::Tensor& student_log_q,
 struct DistillationLossResult {
   at::Tensor loss;  // 0-dim
   // distillation/loss, distillation/loss_min, distillation/loss_max, distillation/abs_loss
-  // (masked mean of |D|; all three taken before loss_max_clamp, as verl) and, with
-  // use_policy_gradient, the renamed PPO metrics.
+  // (masked mean of |D|; all three taken before loss_max_clamp, as verl; the extremes +inf / -inf
+  // without response tokens) and, with use_policy_gradient, the renamed PPO metrics.
   Metrics metrics;
 };
 

@@ -68,7 +68,7 @@ algo::Metrics Actor::update_policy(const data::Batch& batch) {
   optimizer().advance_lr();
   std::set<std::string> summed;
   for (const auto& key : loss_metrics()) summed.insert("actor/" + key);
-  algo::Metrics out = reduce_over_ranks(metrics.means("actor/"), settings_.dp, summed);
+  algo::Metrics out = reduce_over_ranks(metrics.combined("actor/"), settings_.dp, summed, "actor/");
   out["actor/lr"] = lr;
   return out;
 }

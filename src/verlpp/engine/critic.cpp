@@ -69,7 +69,8 @@ algo::Metrics Critic::update_critic(const data::Batch& batch) {
     for (const auto& mini : batch.split(mini_rows)) update_mini_batch(mini, metrics);
   }
   optimizer().advance_lr();
-  algo::Metrics out = reduce_over_ranks(metrics.means("critic/"), settings_.dp, {"critic/vf_loss"});
+  algo::Metrics out =
+      reduce_over_ranks(metrics.combined("critic/"), settings_.dp, {"critic/vf_loss"}, "critic/");
   out["critic/lr"] = lr;
   return out;
 }

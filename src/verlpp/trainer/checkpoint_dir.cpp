@@ -1,5 +1,6 @@
 #include "verlpp/trainer/checkpoint_dir.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,21 +44,22 @@ std::vector<std::pair<std::int64_t, fs::path>> list_checkpoints(const fs::path& 
   return found;
 }
 
-// Removes the oldest global_step_* folders other than `saved` (the checkpoint just written, never
-// removed, whatever steps the folder holds) until max_to_keep remain.
-void prune(const fs::path& dir, std::optional<std::int64_t> max_to_keep, const fs::path& saved) {
-  if (!max_to_keep || *max_to_keep <= 0) return;
-  auto found = list_checkpoints(dir);
-  std::erase_if(found, [&](const auto& entry) { return entry.second == saved; });
-  const auto excess = static_cast<std::int64_t>(found.size()) + 1 - *max_to_keep;
-  // The error_code overload: PyTorch 2.11's libtorch.so exports a std::filesystem::remove_all(path)
-  // that crashes when it is bound instead of libstdc++'s (seen on the GPU machine).
-  for (std::int64_t i = 0; i < excess; ++i) {
+// Adds `saved` to the rotation and removes its oldest other saves beyond max_to_keep.
+void rotate(CheckpointRotation& rotation, const fs::path& saved) {
+  std::erase(rotation.saved, saved);
+  rotation.saved.push_back(saved);
+  if (!rotation.max_to_keep || *rotation.max_to_keep <= 0) return;
+  while (static_cast<std::int64_t>(rotation.saved.size()) > *rotation.max_to_keep) {
+    const fs::path oldest = rotation.saved.front();
+    // The error_code overload: PyTorch 2.11's libtorch.so exports a
+    // std::filesystem::remove_all(path) that crashes when it is bound instead of libstdc++'s (seen
+    // on the GPU machine).
     std::error_code error;
-    fs::remove_all(found[i].second, error);
-    if (error) {
-      throw Error("checkpoint: cannot remove " + found[i].second.string() + ": " + error.message());
-    }
+    fs::remove_all(oldest, error);
+    if (error) throw Error("checkpoint: cannot remove " + oldest.string() + ": " + error.message());
+    rotation.saved.erase(rotation.saved.begin());
+    log_note(fmt::format("removed {}, this run's oldest checkpoint ({} {})", oldest.string(),
+                         rotation.key, *rotation.max_to_keep));
   }
 }
 
@@ -156,6 +158,20 @@ CheckpointWriter::~CheckpointWriter() {
   fs::remove_all(staging_, error);
 }
 
+void refuse_input_in_replaceable_checkpoint(const fs::path& dir, std::int64_t start_step,
+                                            const std::string& key, const fs::path& path) {
+  std::error_code error;
+  const fs::path inside =
+      fs::weakly_canonical(path, error).lexically_relative(fs::weakly_canonical(dir, error));
+  if (error || inside.empty() || *inside.begin() == "..") return;
+  const std::optional<std::int64_t> step = step_of_checkpoint(*inside.begin());
+  if (!step || *step <= start_step) return;
+  throw Error(fmt::format(
+      "{}: {} is inside {}, which this run (from step {}) replaces if it saves step {}; copy the "
+      "model out of trainer.default_local_dir or set trainer.default_local_dir to another folder",
+      key, path.string(), checkpoint_folder(dir, *step).string(), start_step, *step));
+}
+
 void recover_checkpoint_dir(const fs::path& dir) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) return;
@@ -185,7 +201,7 @@ void recover_checkpoint_dir(const fs::path& dir) {
   }
 }
 
-fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
+fs::path CheckpointWriter::commit(CheckpointRotation& rotation) {
   const fs::path target = checkpoint_folder(dir_, global_step_);
   const fs::path replaced = target.string() + ".old";
   std::error_code error;
@@ -207,13 +223,12 @@ fs::path CheckpointWriter::commit(std::optional<std::int64_t> max_to_keep) {
   write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
   fault_point("checkpoint_tracked", global_step_);
   fs::remove_all(replaced, error);
-  prune(dir_, max_to_keep, target);
+  rotate(rotation, target);
   return target;
 }
 
 fs::path write_checkpoint_on_ranks(const dist::Communicator& world, const fs::path& dir,
-                                   std::int64_t global_step,
-                                   std::optional<std::int64_t> max_to_keep,
+                                   std::int64_t global_step, CheckpointRotation& rotation,
                                    const std::function<void(const fs::path& staging)>& write) {
   const auto tag = static_cast<std::int64_t>(
       world.all_reduce(world.is_main() ? static_cast<double>(getpid()) : 0.0, dist::ReduceOp::sum));
@@ -222,7 +237,7 @@ fs::path write_checkpoint_on_ranks(const dist::Communicator& world, const fs::pa
   world.barrier();
   write(staging_path(dir, global_step, tag));
   world.barrier();
-  if (writer) writer->commit(max_to_keep);
+  if (writer) writer->commit(rotation);
   world.barrier();
   return checkpoint_folder(dir, global_step);
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "verlpp/dist/communicator.h"
 
@@ -44,16 +45,35 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
                                           const std::filesystem::path& default_local_dir,
                                           const std::optional<std::string>& resume_from_path);
 
+// Throws verlpp::Error naming `key` when `path` (a model or tokenizer the run has read) lies in
+// {dir}/global_step_N with N > start_step: a folder this run's save of step N would replace,
+// losing what was read from it (bt15: a teacher distilled from an earlier run's checkpoint in the
+// same default_local_dir). Paths elsewhere, or in the checkpoint the run resumed from, pass.
+void refuse_input_in_replaceable_checkpoint(const std::filesystem::path& dir,
+                                            std::int64_t start_step, const std::string& key,
+                                            const std::filesystem::path& path);
+
 // What a save killed midway leaves in `dir`, put right (call on one rank, before resuming): its
 // .tmp_global_step_* staging folders are removed (only verlpp's, by that name); a global_step_N.old
 // (the folder being replaced when the kill came) is renamed back to global_step_N when that is
 // missing, else removed. Logs each. Throws verlpp::Error naming the folder when that fails.
 void recover_checkpoint_dir(const std::filesystem::path& dir);
 
+// The checkpoints a run has saved, oldest first, and how many of them to keep (`key`, e.g.
+// trainer.max_actor_ckpt_to_keep; nullopt or <= 0 keeps all). As verl's checkpoint managers
+// (previous_saved_paths, per process), a run rotates only its own saves: the checkpoints of an
+// earlier run in default_local_dir, the one it resumed from included, are never removed
+// (bt15 lost a teacher loaded from an earlier run's global_step_4 to the rotation).
+struct CheckpointRotation {
+  std::string key;
+  std::optional<std::int64_t> max_to_keep;
+  std::vector<std::filesystem::path> saved;
+};
+
 // Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
-// moves it to global_step_N (replacing an older folder of that step), updates the tracker, and
-// removes the oldest other global_step_* folders beyond max_to_keep (nullopt or <= 0 keeps all;
-// the folder just committed is never removed, even when the folder holds later steps).
+// moves it to global_step_N (replacing an older folder of that step), updates the tracker, adds it
+// to `rotation` and removes the rotation's oldest saves beyond max_to_keep (never the folder just
+// committed), logging each removal.
 // A CheckpointWriter destroyed without commit() removes its temporary folder. The tracker file is
 // written with verlpp::write_file_atomically (core/atomic_file.h).
 class CheckpointWriter {
@@ -66,7 +86,7 @@ class CheckpointWriter {
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
   const std::filesystem::path& staging_folder() const { return staging_; }
-  std::filesystem::path commit(std::optional<std::int64_t> max_to_keep);
+  std::filesystem::path commit(CheckpointRotation& rotation);
 
  private:
   std::filesystem::path dir_, staging_;
@@ -76,10 +96,11 @@ class CheckpointWriter {
 
 // Writes one checkpoint from every rank of `world` (all call it): rank 0 makes the temporary
 // folder, every rank runs `write` on it (collectives allowed: every rank runs it), and rank 0
-// commits it as CheckpointWriter does, after all have written. Returns global_step_N.
+// commits it as CheckpointWriter does, after all have written (rank 0's `rotation` is the one
+// that counts). Returns global_step_N.
 std::filesystem::path write_checkpoint_on_ranks(
     const dist::Communicator& world, const std::filesystem::path& dir, std::int64_t global_step,
-    std::optional<std::int64_t> max_to_keep,
+    CheckpointRotation& rotation,
     const std::function<void(const std::filesystem::path& staging)>& write);
 
 }  // namespace verlpp::trainer

@@ -88,7 +88,7 @@ void write_checkpoint(PpoContext& ctx, std::int64_t global_step, const fs::path&
 std::filesystem::path save_ppo_checkpoint(PpoContext& ctx, std::int64_t global_step) {
   const config::TrainerConfig& t = ctx.config.trainer;
   return write_checkpoint_on_ranks(
-      ctx.world, t.default_local_dir, global_step, t.max_actor_ckpt_to_keep,
+      ctx.world, t.default_local_dir, global_step, ctx.checkpoints,
       [&](const fs::path& folder) { write_checkpoint(ctx, global_step, folder); });
 }
 

@@ -1,8 +1,8 @@
 // Saving and resuming a PPO run (verl.md §7.5): global_step_N/ with actor/ (HF weights, tokenizer,
 // optimizer and scheduler state), critic/ (the same plus value_head/), and trainer_state.json
 // {"global_step", "dataloader", "kl_coef", "rng" (the default CPU generator, hex)}; written into a
-// temporary folder and renamed into place (CheckpointWriter), then old ones pruned to
-// trainer.max_actor_ckpt_to_keep.
+// temporary folder and renamed into place (CheckpointWriter), then the run's own oldest saves
+// removed beyond trainer.max_actor_ckpt_to_keep (CheckpointRotation).
 #pragma once
 
 #include <cstdint>

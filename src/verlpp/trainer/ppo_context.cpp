@@ -188,6 +188,8 @@ PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacemen
   ctx.config = report.config;
   ctx.device = placement.device;
   ctx.world = placement.world;
+  ctx.checkpoints = {
+      "trainer.max_actor_ckpt_to_keep", ctx.config.trainer.max_actor_ckpt_to_keep, {}};
   if (ctx.device.is_cuda()) ctx.device_name = cuda_device_name(ctx.device.index());
   ctx.tokenizer_dir =
       config::expand_home(ctx.config.model.tokenizer_path.value_or(ctx.config.model.path));

@@ -23,6 +23,7 @@
 #include "verlpp/reward/reward_settings.h"
 #include "verlpp/rollout/rollout.h"
 #include "verlpp/tokenizer/tokenizer.h"
+#include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/flops.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/teachers.h"
@@ -49,8 +50,9 @@ struct PpoContext {
   std::unique_ptr<algo::KLController> kl_ctrl;
   reward::RewardSettings reward;
   rollout::SamplingParams train_sampling, val_sampling;
-  DecoderShape shape;       // of the actor, for MFU
-  std::string device_name;  // "NVIDIA H200", or "" on the CPU
+  DecoderShape shape;              // of the actor, for MFU
+  std::string device_name;         // "NVIDIA H200", or "" on the CPU
+  CheckpointRotation checkpoints;  // this run's saves (trainer.max_actor_ckpt_to_keep)
 };
 
 // Loads the tokenizer (model.tokenizer_path, else model.path), the datasets, the models in the

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "verlpp/config/home_path.h"
+#include "verlpp/config/layout.h"
 #include "verlpp/core/host_memory.h"
 #include "verlpp/core/log.h"
 #include "verlpp/dist/collective_time.h"
+#include "verlpp/trainer/checkpoint_dir.h"
 #include "verlpp/trainer/checkpoint_dir_lock.h"
 #include "verlpp/trainer/phase_timer.h"
 #include "verlpp/trainer/plot.h"
@@ -118,6 +120,26 @@ void train(Loop& loop, std::int64_t start_step) {
 
 }  // namespace
 
+namespace {
+
+// The models and tokenizer the run read stay where they are: none may sit in a checkpoint folder
+// of default_local_dir that the run's saves would replace.
+void protect_inputs(const config::Config& c, std::int64_t start) {
+  const std::filesystem::path dir = config::expand_home(c.trainer.default_local_dir);
+  const auto refuse = [&](const std::string& key, const std::optional<std::string>& path) {
+    if (path) refuse_input_in_replaceable_checkpoint(dir, start, key, config::expand_home(*path));
+  };
+  refuse("actor_rollout_ref.model.path", c.model.path);
+  refuse("actor_rollout_ref.model.tokenizer_path", c.model.tokenizer_path);
+  if (config::need_critic(c)) refuse("critic.model.path", c.critic.model.path);
+  if (!c.distillation.enabled) return;
+  for (const auto& [name, teacher] : c.distillation.teacher_models) {
+    refuse("distillation.teacher_models." + name + ".model_path", teacher.model_path);
+  }
+}
+
+}  // namespace
+
 PpoRunSummary run_ppo(const config::CheckReport& report) {
   const config::Config& c = report.config;
   require_batch_memory(
@@ -134,6 +156,7 @@ PpoRunSummary run_ppo(const config::CheckReport& report) {
   PpoRunSummary summary;
   Loop loop{ctx, tracking, summary, {}};
   const std::int64_t start = resume_ppo_checkpoint(ctx).value_or(0);
+  protect_inputs(ctx.config, start);
   summary.last_step = start;
   if (start > 0) log_note("resumed from global step " + std::to_string(start));
   // verl's fit: val_only returns after the validation before training, and only there.

@@ -137,6 +137,7 @@ struct Run {
   std::int64_t total_steps = 0;  // trainer.total_training_steps: the LR schedule's horizon
   std::int64_t last_step = 0;    // total_steps, or sooner when trainer.total_epochs end first
   engine::TrainingState state;
+  CheckpointRotation checkpoints{"trainer.max_ckpt_to_keep", config.trainer.max_ckpt_to_keep, {}};
 
   engine::Optimizer& optimizer() { return *state.optimizer; }
 
@@ -191,8 +192,8 @@ struct Run {
 
   fs::path save(std::int64_t step) {
     return write_checkpoint_on_ranks(
-        world, config::expand_home(config.trainer.default_local_dir), step,
-        config.trainer.max_ckpt_to_keep, [&](const fs::path& folder) {
+        world, config::expand_home(config.trainer.default_local_dir), step, checkpoints,
+        [&](const fs::path& folder) {
           save_model_state(folder / "actor", model, optimizer(),
                            {tokenizer_dir, config.model.custom_chat_template}, world,
                            state.sharded.get());
@@ -279,6 +280,12 @@ SftRunSummary run_sft(const config::SftConfig& config) {
 
   SftRunSummary summary;
   summary.last_step = run.resume();
+  const fs::path checkpoints = config::expand_home(config.trainer.default_local_dir);
+  refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, "model.path", model_path);
+  if (config.model.tokenizer_path) {
+    refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, "model.tokenizer_path",
+                                           config::expand_home(*config.model.tokenizer_path));
+  }
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
                     config.trainer.logger);
   ProgressBar progress(summary.last_step + 1, run.last_step);

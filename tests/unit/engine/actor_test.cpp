@@ -1,6 +1,7 @@
 #include "verlpp/engine/actor.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
@@ -136,6 +137,29 @@ TEST(ActorUpdate, MicroBatchAccumulationEqualsOneBatch) {
       EXPECT_LT(testing::max_param_diff(whole.model(), pieces.model()), 1e-6) << agg;
       EXPECT_GT(testing::max_param_diff(whole.model(), testing::tiny_model()), 1e-3) << "no update";
     }
+  }
+}
+
+// distillation/loss_min and loss_max are the extremes of D over every response token of the step,
+// whatever the micro-batching (verl's AggregationType MIN / MAX; bt15 saw loss_max 6.52 / 5.94 /
+// 3.00 for 1 / 2 / 4 micro-batches, averages of each micro-batch's extreme). k1 at the first
+// update: D = log pi - log q = old_log_probs - teacher_log_prob = -noise, known here.
+TEST(ActorUpdate, DistillationExtremesSpanTheWholeStep) {
+  for (const MicroBatching micro : {MicroBatching{6, {}}, MicroBatching{1, {}}}) {
+    ActorSettings s = settings(6, micro, "token-mean");
+    s.distillation = algo::DistillationLossConfig{};
+    s.distillation->loss_mode = "k1";
+    s.distillation->use_policy_gradient = true;
+    s.distillation->use_task_rewards = false;
+    Actor actor(testing::tiny_model(), s, adamw(1e-2), 10);
+    data::Batch batch = with_old_log_probs(actor, testing::tiny_batch());
+    const at::Tensor noise = at::randn(batch.tensor("old_log_probs").sizes(),
+                                       at::make_generator<at::CPUGeneratorImpl>(5));
+    batch.set_tensor("teacher_log_prob", batch.tensor("old_log_probs") + noise);
+    const at::Tensor d = (-noise).masked_select(batch.tensor("response_mask").ne(0));
+    const algo::Metrics m = actor.update_policy(batch);
+    EXPECT_NEAR(m.at("actor/distillation/loss_min"), d.min().item<double>(), 1e-5);
+    EXPECT_NEAR(m.at("actor/distillation/loss_max"), d.max().item<double>(), 1e-5);
   }
 }
 

@@ -61,7 +61,7 @@ TEST(Critic, MicroBatchAccumulationEqualsOneBatchAndHeadRoundTrips) {
   EXPECT_LT((whole.head().weight - pieces.head().weight).abs().max().item<double>(), 1e-6);
 
   const auto dir = std::filesystem::temp_directory_path() / "verlpp_critic_head_test";
-  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp prune)
+  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp rotate)
   std::filesystem::remove_all(dir, error);
   whole.save_head(dir);
   Critic fresh = make_critic({});

@@ -118,7 +118,7 @@ TEST(Optimizer, LearningRateFollowsTheSchedule) {
 
 TEST(Optimizer, SaveAndLoadContinueIdentically) {
   const auto dir = std::filesystem::temp_directory_path() / "verlpp_optim_test";
-  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp prune)
+  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp rotate)
   std::filesystem::remove_all(dir, error);
   std::filesystem::create_directories(dir);
   const std::string path = dir.string();

@@ -194,7 +194,7 @@ TEST_F(ShardedActor, HoldsHalfTheTrainingState) {
 TEST_F(ShardedActor, OptimizerStateReshardsAcrossWorldSizes) {
   const fs::path dir =
       fs::temp_directory_path() / ("verlpp_sharded_optim_" + std::to_string(getpid()));
-  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp prune)
+  std::error_code error;  // the error_code overload (see trainer/checkpoint_dir.cpp rotate)
   fs::remove_all(dir, error);
   fs::create_directories(dir / "two");
   fs::create_directories(dir / "one");

@@ -18,10 +18,15 @@ using verlpp::testing::error_of;
 
 class CheckpointDirTest : public ::testing::Test {
  protected:
-  void save(std::int64_t step, std::optional<std::int64_t> keep) {
+  // One save of a run whose saves `rotation` holds (a fresh rotation: a run of its own).
+  void save(std::int64_t step, CheckpointRotation& rotation) {
     CheckpointWriter writer(dir_, step);
     std::ofstream(writer.staging_folder() / "model.bin") << "step " << step;
-    writer.commit(keep);
+    writer.commit(rotation);
+  }
+  void save(std::int64_t step) {
+    CheckpointRotation keep_all;
+    save(step, keep_all);
   }
 
   const verlpp::testing::TempDir temp_;
@@ -36,39 +41,69 @@ TEST_F(CheckpointDirTest, StepOfCheckpointFolder) {
 }
 
 TEST_F(CheckpointDirTest, CommitWritesFolderAndTrackerAndPrunes) {
-  save(2, 2);
-  save(4, 2);
-  save(6, 2);
+  CheckpointRotation run{"trainer.max_actor_ckpt_to_keep", 2, {}};
+  save(2, run);
+  save(4, run);
+  save(6, run);
   EXPECT_FALSE(fs::exists(dir_ / "global_step_2"));
   EXPECT_TRUE(fs::exists(dir_ / "global_step_4" / "model.bin"));
   EXPECT_TRUE(fs::exists(dir_ / "global_step_6" / "model.bin"));
+  EXPECT_EQ(run.saved, (std::vector<fs::path>{dir_ / "global_step_4", dir_ / "global_step_6"}));
   EXPECT_EQ(read_latest_iteration(dir_), 6);
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
   }
 }
 
-// resume_mode=disable into a folder that holds later steps: the checkpoint just saved stays, the
-// oldest others go.
-TEST_F(CheckpointDirTest, PruningNeverRemovesTheCheckpointJustSaved) {
-  save(10, std::nullopt);
-  save(11, std::nullopt);
-  save(1, 2);
-  EXPECT_TRUE(fs::exists(dir_ / "global_step_1" / "model.bin"));
-  EXPECT_FALSE(fs::exists(dir_ / "global_step_10"));
-  EXPECT_TRUE(fs::exists(dir_ / "global_step_11"));
-  save(2, 1);
-  EXPECT_TRUE(fs::exists(dir_ / "global_step_2" / "model.bin"));
+// As verl's checkpoint managers, a run rotates only what it saved: an earlier run's checkpoints
+// (later steps under resume_mode=disable, the one a run resumed from, a folder a teacher is read
+// from) stay, whatever max_to_keep says; a step saved twice counts once.
+TEST_F(CheckpointDirTest, RotationRemovesOnlyThisRunsSaves) {
+  save(2);
+  save(4);
+  save(11);
+  CheckpointRotation run{"trainer.max_actor_ckpt_to_keep", 1, {}};
+  save(1, run);
+  save(3, run);
+  save(3, run);
+  save(5, run);
   EXPECT_FALSE(fs::exists(dir_ / "global_step_1"));
-  EXPECT_FALSE(fs::exists(dir_ / "global_step_11"));
+  EXPECT_FALSE(fs::exists(dir_ / "global_step_3"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_5" / "model.bin"));
+  for (const int earlier : {2, 4, 11}) {
+    EXPECT_TRUE(fs::exists(dir_ / ("global_step_" + std::to_string(earlier)) / "model.bin"));
+  }
+  EXPECT_EQ(run.saved, std::vector<fs::path>{dir_ / "global_step_5"});
+}
+
+// A model read from a checkpoint folder the run may replace is refused by key; one in the
+// checkpoint the run resumed from, or elsewhere, passes.
+TEST_F(CheckpointDirTest, InputsInsideReplaceableCheckpointsAreRefused) {
+  save(4);
+  const fs::path teacher = dir_ / "global_step_4" / "actor" / "huggingface";
+  const std::string error = error_of([&] {
+    refuse_input_in_replaceable_checkpoint(dir_, 0, "distillation.x.model_path", teacher);
+  });
+  EXPECT_NE(error.find("distillation.x.model_path: " + teacher.string()), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("replaces if it saves step 4"), std::string::npos) << error;
+  EXPECT_NE(error_of([&] {
+              refuse_input_in_replaceable_checkpoint(dir_ / "." / "sub" / "..", 3, "k", teacher);
+            }),
+            "(no error)");
+  refuse_input_in_replaceable_checkpoint(dir_, 4, "k", teacher);
+  refuse_input_in_replaceable_checkpoint(dir_, 0, "k", dir_ / "models" / "teacher");
+  refuse_input_in_replaceable_checkpoint(dir_, 0, "k",
+                                         temp_.root().parent_path() / "global_step_9");
+  refuse_input_in_replaceable_checkpoint(dir_ / "absent", 0, "k", teacher);
 }
 
 // What a kill during a save leaves: the staging folder of a save (removed; a foreign .tmp folder
 // stays), and global_step_N.old when the kill came while N was being replaced (renamed back when
 // N is missing, so that auto-resume finds a complete checkpoint; removed when N is complete).
 TEST_F(CheckpointDirTest, RecoveryAfterAKilledSave) {
-  save(1, std::nullopt);
-  save(2, std::nullopt);
+  save(1);
+  save(2);
   fs::create_directories(dir_ / ".tmp_global_step_3_4242");
   std::ofstream(dir_ / ".tmp_global_step_3_4242" / "partial") << "x";
   fs::create_directories(dir_ / ".tmp_someone_else");
@@ -87,7 +122,7 @@ TEST_F(CheckpointDirTest, RecoveryAfterAKilledSave) {
 }
 
 TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
-  save(1, std::nullopt);
+  save(1);
   {
     CheckpointWriter writer(dir_, 2);
     std::ofstream(writer.staging_folder() / "partial") << "x";
@@ -99,7 +134,7 @@ TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
 
 TEST_F(CheckpointDirTest, ResumeModes) {
   EXPECT_EQ(resolve_resume("auto", dir_, std::nullopt), std::nullopt);
-  save(3, std::nullopt);
+  save(3);
   const auto automatic = resolve_resume("auto", dir_, std::nullopt);
   ASSERT_TRUE(automatic);
   EXPECT_EQ(automatic->global_step, 3);
@@ -113,8 +148,8 @@ TEST_F(CheckpointDirTest, ResumeModes) {
 
 // A break-test deleted the tracker: the next run started over and replaced global_step_N.
 TEST_F(CheckpointDirTest, AutoResumeWithoutTrackerTakesTheNewestCheckpoint) {
-  save(2, std::nullopt);
-  save(10, std::nullopt);
+  save(2);
+  save(10);
   fs::create_directories(dir_ / "global_step_x");  // not a step: ignored
   fs::remove(dir_ / kTrackerFile);
   const auto point = resolve_resume("auto", dir_, std::nullopt);
