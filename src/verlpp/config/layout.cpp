@@ -388,6 +388,15 @@ void plan_teachers(const Config& config, Layout& layout, Findings& out) {
         "distillation.n_gpus_per_node=8 distillation.nnodes=1");
     return;
   }
+  const DistillationLossConfig& loss = d.distillation_loss;
+  const std::optional<std::int64_t> vocab =
+      layout.model ? layout.model->vocab_size : std::optional<std::int64_t>();
+  if (loss.loss_mode == "forward_kl_topk" && vocab && loss.topk > *vocab) {
+    add_error(
+        out, "distillation.distillation_loss.topk",
+        fmt::format("{} must be between 1 and the vocabulary size {}", loss.topk, *vocab),
+        fmt::format("distillation.distillation_loss.topk={}", std::min<std::int64_t>(32, *vocab)));
+  }
   std::map<std::string, TeacherModelConfig> teachers = d.teacher_models;
   const bool multiple = teachers.size() > 1;
   if (multiple) teachers.erase("teacher_model");
@@ -412,6 +421,12 @@ void plan_teachers(const Config& config, Layout& layout, Findings& out) {
       if (t.num_replicas <= 0)
         add_error(out, section + ".num_replicas", "each of several teachers needs num_replicas > 0",
                   section + ".num_replicas=1");
+      if (t.key && t.key->empty()) {
+        add_error(out, section + ".key",
+                  "must be a non-empty string (the value of "
+                  "distillation.teacher_key that selects this teacher's rows)",
+                  "+" + section + ".key=<data_source value>");
+      }
       if (t.key && !keys.insert(*t.key).second)
         add_error(out, section + ".key", "teacher key '" + *t.key + "' is used twice",
                   "give each teacher its own key");

@@ -379,6 +379,10 @@ TeacherModelConfig bind_teacher(const Section& s, const TeacherInferenceConfig& 
     if (inference.has(field)) *value = inference.integer(field);
   }
   if (inference.has("max_model_len")) i.max_model_len = inference.opt_integer("max_model_len");
+  if (inference.has("engine_kwargs") && inference.child("engine_kwargs").has("vllm")) {
+    i.vllm_max_logprobs =
+        inference.child("engine_kwargs").child("vllm").opt_integer("max_logprobs");
+  }
   return t;
 }
 

@@ -258,6 +258,9 @@ struct TeacherInferenceConfig {
                pipeline_model_parallel_size = 1, expert_parallel_size = 1, prompt_length = 0,
                response_length = 0, max_num_batched_tokens = 8192;
   std::optional<std::int64_t> max_model_len;
+  // engine_kwargs.vllm.max_logprobs: verlpp's teacher needs no such cap, but verl refuses one
+  // below forward_kl_topk's topk (DistillationTeacherModelConfig._validate_topk_logprobs).
+  std::optional<std::int64_t> vllm_max_logprobs;
 };
 
 struct TeacherModelConfig {

@@ -556,6 +556,17 @@ void check_distillation_numbers(const DistillationConfig& config, Findings& out)
               key + "topk=32");
   }
   for (const auto& [name, teacher] : config.teacher_models) {
+    const std::optional<std::int64_t> cap = teacher.inference.vllm_max_logprobs;
+    if (d.loss_mode == "forward_kl_topk" && teacher.inference.name == "vllm" && cap &&
+        *cap < d.topk) {
+      const std::string field =
+          "distillation.teacher_models." + name + ".inference.engine_kwargs.vllm.max_logprobs";
+      add_error(out, field,
+                fmt::format("{} is below distillation_loss.topk {} (verl refuses it: vLLM would "
+                            "return fewer log-probs than the loss needs)",
+                            *cap, d.topk),
+                fmt::format("{}={}", field, d.topk));
+    }
     const std::int64_t tokens = teacher.inference.max_num_batched_tokens;
     if (tokens < 1) {
       const std::string field =
@@ -583,6 +594,11 @@ void check_distillation(const Config& c, Findings& out) {
   if (d.loss_mode == "forward_kl_topk" && d.use_policy_gradient) {
     add_notice(out, key + ".use_policy_gradient",
                "forward_kl_topk with the policy-gradient form (verl warns)");
+  }
+  if (!d.use_task_rewards && c.actor.use_kl_loss) {
+    add_notice(out, "actor_rollout_ref.actor.use_kl_loss",
+               "has no effect with distillation_loss.use_task_rewards=False: the actor's loss is "
+               "the distillation loss alone, as in verl (actor/kl_loss is still logged)");
   }
   check_distillation_numbers(c.distillation, out);
 }

@@ -110,11 +110,30 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
     }
   }
   const at::Device device = teacher_device(student, env, d.n_gpus_per_node);
-  const bool several = d.teacher_models.size() > 1;
-  keyed_ = several;
+  // verl's rule: with keyed entries the teacher_model entry is dropped; the teachers left are
+  // routed by key when there are several, and a lone one scores every row whatever its key
+  // (AsyncTeacherLLMServerManager._resolve_teacher_key).
+  std::vector<std::pair<std::string, const config::TeacherModelConfig*>> chosen;
   for (const auto& [name, t] : d.teacher_models) {
-    if (several && name == kSingleTeacher) continue;
+    if (d.teacher_models.size() > 1 && name == kSingleTeacher) {
+      if (t.model_path || t.key) {
+        log_note(
+            "distillation: teacher_models.teacher_model is not used: keyed teachers are "
+            "given (as verl drops it)");
+      }
+      continue;
+    }
+    chosen.emplace_back(name, &t);
+  }
+  keyed_ = chosen.size() > 1;
+  if (chosen.size() == 1 && chosen.front().first != kSingleTeacher) {
+    log_note("distillation: the one keyed teacher " + chosen.front().first +
+             " scores every row, whatever its " + teacher_key_ + " (as verl)");
+  }
+  for (const auto& [name, entry] : chosen) {
+    const config::TeacherModelConfig& t = *entry;
     const std::string section = "distillation.teacher_models." + name;
+    const bool several = keyed_;
     if (several && !t.key) throw Error(section + ".key: each of several teachers needs a key");
     engine::ScorerSettings settings;
     settings.forward.remove_padding = config.model.use_remove_padding;

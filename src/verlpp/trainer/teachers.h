@@ -1,7 +1,8 @@
 // The on-policy distillation teachers of a PPO run (distillation.*; verl.md §4): each teacher
 // model as an engine::Scorer on its device, and which rows each one scores.
 //
-// One teacher (the entry teacher_model) scores every row. Several keyed entries
+// One teacher (the entry teacher_model, or a lone keyed entry: with keyed entries teacher_model is
+// dropped, as verl does) scores every row. Several keyed entries
 // (+distillation.teacher_models.<name>.{key, model_path, ...}) score the rows whose non-tensor
 // field distillation.teacher_key (default data_source) equals their key. The query is verl's:
 // the teacher's log-probs of the student's prompt + response at temperature 1.0 (the inference
@@ -15,8 +16,8 @@
 // inference.tensor/expert_parallel_size only size the pool (layout check). A single teacher
 // colocated with the students of several ranks is sharded over them as the reference policy is
 // (engine/scorer.h: each rank keeps 1/W of its weights, a pass gathers one layer at a time); a
-// teacher on devices of its own, and keyed teachers (whose rows per rank differ, so their passes
-// could not be matched over the ranks), are whole on every rank.
+// teacher on devices of its own, and several keyed teachers (whose rows per rank differ, so their
+// passes could not be matched over the ranks), are whole on every rank.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -80,7 +81,7 @@ class Teachers {
 
   std::vector<Entry> entries_;
   std::string teacher_key_;
-  bool keyed_ = false;     // the +teacher_models.<name>.key entries: routed by teacher_key
+  bool keyed_ = false;     // several +teacher_models.<name>.key entries: routed by teacher_key
   std::int64_t topk_ = 0;  // 0: estimator modes (the actual tokens' log-probs)
   at::Device student_device_;
 };

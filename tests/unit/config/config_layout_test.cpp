@@ -334,6 +334,35 @@ TEST(TeacherLayout, MaxModelLenExactlyPromptPlusResponsePlusOne) {
       << describe(p.findings);
 }
 
+// bt15: check passed what ppo refuses. topk above the student's vocabulary (Qwen3-0.6B's
+// config.json: 151,936) and an empty key of a keyed teacher are errors at check time.
+TEST(TeacherLayout, TopkAboveTheVocabularyAndAnEmptyKey) {
+  std::vector<std::string> overrides = distillation(8);
+  overrides.push_back("actor_rollout_ref.model.path=" + kQwen06b);
+  overrides.push_back("distillation.distillation_loss.loss_mode=forward_kl_topk");
+  overrides.push_back("distillation.distillation_loss.topk=151937");
+  const auto topk = errors_with_key(plan("ppo_trainer", overrides).findings,
+                                    "distillation.distillation_loss.topk");
+  ASSERT_EQ(topk.size(), 1u);
+  EXPECT_TRUE(contains(topk[0].message, "vocabulary size 151936")) << topk[0].message;
+  overrides.back() = "distillation.distillation_loss.topk=151936";
+  EXPECT_TRUE(errors_with_key(plan("ppo_trainer", overrides).findings,
+                              "distillation.distillation_loss.topk")
+                  .empty());
+  std::vector<std::string> keyed = distillation(8);
+  for (const std::string name : {"a", "b"}) {
+    const std::string t = "+distillation.teacher_models." + name;
+    keyed.push_back(t + ".key=" + (name == "a" ? "" : "gsm8k"));
+    keyed.push_back(t + ".model_path=/models/" + name);
+    keyed.push_back(t + ".num_replicas=1");
+    keyed.push_back(t + ".inference.tensor_model_parallel_size=4");
+  }
+  const Planned p = plan("ppo_trainer", keyed);
+  EXPECT_EQ(errors_with_key(p.findings, "distillation.teacher_models.a.key").size(), 1u)
+      << describe(p.findings);
+  EXPECT_TRUE(errors_with_key(p.findings, "distillation.teacher_models.b.key").empty());
+}
+
 // verl's Megatron engine sets moe_router_load_balancing_type=none; a user may ask for aux_loss.
 TEST(MegatronMoeLoadBalancing, NoneByDefaultAuxLossWithItsCoefficient) {
   const Config plain = bind_config(

@@ -3,6 +3,7 @@
 // needs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -645,6 +646,43 @@ TEST(ValidateDistillation, K3WithoutPolicyGradient) {
   const Checked c = check(distill("k3", false));
   EXPECT_FALSE(has_error(c.findings, "distillation.distillation_loss.use_policy_gradient"))
       << describe(c.findings);
+}
+
+bool has_notice(const Findings& findings, const std::string& key) {
+  return std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+    return f.severity == Finding::Severity::notice && f.key == key;
+  });
+}
+
+// verl's DistillationTeacherModelConfig: a vLLM teacher's max_logprobs, when given, must cover
+// topk (bt15 N5: verlpp ran a config verl refuses).
+TEST(ValidateDistillation, VllmMaxLogprobsBelowTopk) {
+  const std::string cap =
+      "+distillation.teacher_models.teacher_model.inference.engine_kwargs.vllm.max_logprobs=";
+  const std::string key =
+      "distillation.teacher_models.teacher_model.inference.engine_kwargs.vllm.max_logprobs";
+  std::vector<std::string> low = distill("forward_kl_topk", false);
+  low.push_back("distillation.distillation_loss.topk=8");
+  std::vector<std::string> enough = low;
+  low.push_back(cap + "4");
+  enough.push_back(cap + "8");
+  EXPECT_TRUE(has_error(check(low).findings, key)) << describe(check(low).findings);
+  EXPECT_FALSE(has_error(check(enough).findings, key));
+  std::vector<std::string> estimator = distill("k3", false);
+  estimator.push_back(cap + "4");
+  EXPECT_FALSE(has_error(check(estimator).findings, key));
+}
+
+// bt15 F02: with use_task_rewards=False the actor's loss is the distillation loss alone (verl too),
+// so use_kl_loss changes nothing; check says so.
+TEST(ValidateDistillation, KlLossWithoutTaskRewardsIsANotice) {
+  std::vector<std::string> o = distill("k3", false);
+  o.push_back("distillation.distillation_loss.use_task_rewards=False");
+  o.push_back("actor_rollout_ref.actor.use_kl_loss=True");
+  EXPECT_TRUE(has_notice(check(o).findings, "actor_rollout_ref.actor.use_kl_loss"))
+      << describe(check(o).findings);
+  o.back() = "actor_rollout_ref.actor.use_kl_loss=False";
+  EXPECT_FALSE(has_notice(check(o).findings, "actor_rollout_ref.actor.use_kl_loss"));
 }
 
 }  // namespace
