@@ -298,15 +298,25 @@ out=$(seed_run valonly "${two_keyed[@]}" trainer.val_only=true trainer.val_befor
 [ $? -eq 0 ] && ! grep -qF "distillation/reverse_kl" <<<"$out" ||
   fail "validation rows without a teacher: $(tail -4 <<<"$out")"
 
-# A teacher inside a checkpoint folder this run would replace (resume_mode=disable starts at step 0,
-# so its save of step 3 would replace global_step_3) is refused before training; bt15 lost such a
-# teacher to checkpoint rotation.
-mkdir -p "$work/inside/global_step_3/actor" && cp -r "$work/teacher" "$work/inside/global_step_3/actor/huggingface"
+# A teacher inside a checkpoint folder this run would replace (resume_mode=disable starts at step 0
+# and the run ends at step 2, so its save of step 2 would replace global_step_2) is refused before
+# training; bt15 lost such a teacher to checkpoint rotation. One in global_step_3, a step the run
+# does not reach, is used.
+mkdir -p "$work/inside/global_step_2/actor" "$work/inside/global_step_3/actor"
+cp -r "$work/teacher" "$work/inside/global_step_2/actor/huggingface"
+cp -r "$work/teacher" "$work/inside/global_step_3/actor/huggingface"
 bad "a teacher inside a replaceable checkpoint" \
-  "$T.model_path: $work/inside/global_step_3/actor/huggingface is inside $work/inside/global_step_3, which this run (from step 0) replaces if it saves step 3" \
-  $T.model_path="$work/inside/global_step_3/actor/huggingface" trainer.default_local_dir="$work/inside" \
+  "$T.model_path: $work/inside/global_step_2/actor/huggingface is inside $work/inside/global_step_2, which this run (from step 0) replaces if it saves step 2" \
+  $T.model_path="$work/inside/global_step_2/actor/huggingface" trainer.default_local_dir="$work/inside" \
   trainer.resume_mode=disable
-[ -e "$work/inside/global_step_3/actor/huggingface/config.json" ] || fail "the refused run touched the teacher"
+[ -e "$work/inside/global_step_2/actor/huggingface/config.json" ] || fail "the refused run touched the teacher"
+out=$(seed_run inside $T.model_path="$work/inside/global_step_3/actor/huggingface" trainer.resume_mode=disable \
+      trainer.save_freq=1 trainer.max_actor_ckpt_to_keep=1 trainer.val_before_train=false)
+[ $? -eq 0 ] || fail "a teacher in a checkpoint after the run's last step: $(tail -4 <<<"$out")"
+# Rotation keeps one of this run's saves (global_step_2) and never the earlier run's global_step_3.
+[ -d "$work/inside/global_step_2" ] && [ ! -e "$work/inside/global_step_1" ] &&
+  [ -e "$work/inside/global_step_3/actor/huggingface/config.json" ] ||
+  fail "rotation with an earlier run's checkpoint: $(ls "$work/inside")"
 
 [ "$failures" -eq 0 ] && echo "distill_test: all passed" || echo "distill_test: $failures failure(s)"
 exit $((failures > 0))

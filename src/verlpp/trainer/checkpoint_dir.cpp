@@ -159,13 +159,14 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 void refuse_input_in_replaceable_checkpoint(const fs::path& dir, std::int64_t start_step,
-                                            const std::string& key, const fs::path& path) {
+                                            std::int64_t last_step, const std::string& key,
+                                            const fs::path& path) {
   std::error_code error;
   const fs::path inside =
       fs::weakly_canonical(path, error).lexically_relative(fs::weakly_canonical(dir, error));
   if (error || inside.empty() || *inside.begin() == "..") return;
   const std::optional<std::int64_t> step = step_of_checkpoint(*inside.begin());
-  if (!step || *step <= start_step) return;
+  if (!step || *step <= start_step || *step > last_step) return;
   throw Error(fmt::format(
       "{}: {} is inside {}, which this run (from step {}) replaces if it saves step {}; copy the "
       "model out of trainer.default_local_dir or set trainer.default_local_dir to another folder",

@@ -46,11 +46,13 @@ std::optional<ResumePoint> resolve_resume(const std::string& resume_mode,
                                           const std::optional<std::string>& resume_from_path);
 
 // Throws verlpp::Error naming `key` when `path` (a model or tokenizer the run has read) lies in
-// {dir}/global_step_N with N > start_step: a folder this run's save of step N would replace,
-// losing what was read from it (bt15: a teacher distilled from an earlier run's checkpoint in the
-// same default_local_dir). Paths elsewhere, or in the checkpoint the run resumed from, pass.
+// {dir}/global_step_N with start_step < N <= last_step: a folder this run's save of step N would
+// replace, losing what was read from it (bt15: a teacher distilled from an earlier run's
+// checkpoint in the same default_local_dir). Paths elsewhere, in the checkpoint the run resumed
+// from, or in a step the run does not reach, pass.
 void refuse_input_in_replaceable_checkpoint(const std::filesystem::path& dir,
-                                            std::int64_t start_step, const std::string& key,
+                                            std::int64_t start_step, std::int64_t last_step,
+                                            const std::string& key,
                                             const std::filesystem::path& path);
 
 // What a save killed midway leaves in `dir`, put right (call on one rank, before resuming): its

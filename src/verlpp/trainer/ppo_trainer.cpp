@@ -124,10 +124,12 @@ namespace {
 
 // The models and tokenizer the run read stay where they are: none may sit in a checkpoint folder
 // of default_local_dir that the run's saves would replace.
-void protect_inputs(const config::Config& c, std::int64_t start) {
+void protect_inputs(const config::Config& c, std::int64_t start, std::int64_t last) {
   const std::filesystem::path dir = config::expand_home(c.trainer.default_local_dir);
   const auto refuse = [&](const std::string& key, const std::optional<std::string>& path) {
-    if (path) refuse_input_in_replaceable_checkpoint(dir, start, key, config::expand_home(*path));
+    if (path) {
+      refuse_input_in_replaceable_checkpoint(dir, start, last, key, config::expand_home(*path));
+    }
   };
   refuse("actor_rollout_ref.model.path", c.model.path);
   refuse("actor_rollout_ref.model.tokenizer_path", c.model.tokenizer_path);
@@ -156,7 +158,7 @@ PpoRunSummary run_ppo(const config::CheckReport& report) {
   PpoRunSummary summary;
   Loop loop{ctx, tracking, summary, {}};
   const std::int64_t start = resume_ppo_checkpoint(ctx).value_or(0);
-  protect_inputs(ctx.config, start);
+  protect_inputs(ctx.config, start, ctx.last_step);
   summary.last_step = start;
   if (start > 0) log_note("resumed from global step " + std::to_string(start));
   // verl's fit: val_only returns after the validation before training, and only there.

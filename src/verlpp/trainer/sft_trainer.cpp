@@ -281,9 +281,11 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   SftRunSummary summary;
   summary.last_step = run.resume();
   const fs::path checkpoints = config::expand_home(config.trainer.default_local_dir);
-  refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, "model.path", model_path);
+  refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, run.last_step,
+                                         "model.path", model_path);
   if (config.model.tokenizer_path) {
-    refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, "model.tokenizer_path",
+    refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, run.last_step,
+                                           "model.tokenizer_path",
                                            config::expand_home(*config.model.tokenizer_path));
   }
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,

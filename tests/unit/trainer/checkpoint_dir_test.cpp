@@ -77,25 +77,26 @@ TEST_F(CheckpointDirTest, RotationRemovesOnlyThisRunsSaves) {
 }
 
 // A model read from a checkpoint folder the run may replace is refused by key; one in the
-// checkpoint the run resumed from, or elsewhere, passes.
+// checkpoint the run resumed from, in a step after the run's last, or elsewhere, passes.
 TEST_F(CheckpointDirTest, InputsInsideReplaceableCheckpointsAreRefused) {
   save(4);
   const fs::path teacher = dir_ / "global_step_4" / "actor" / "huggingface";
   const std::string error = error_of([&] {
-    refuse_input_in_replaceable_checkpoint(dir_, 0, "distillation.x.model_path", teacher);
+    refuse_input_in_replaceable_checkpoint(dir_, 0, 10, "distillation.x.model_path", teacher);
   });
   EXPECT_NE(error.find("distillation.x.model_path: " + teacher.string()), std::string::npos)
       << error;
   EXPECT_NE(error.find("replaces if it saves step 4"), std::string::npos) << error;
   EXPECT_NE(error_of([&] {
-              refuse_input_in_replaceable_checkpoint(dir_ / "." / "sub" / "..", 3, "k", teacher);
+              refuse_input_in_replaceable_checkpoint(dir_ / "." / "sub" / "..", 3, 4, "k", teacher);
             }),
             "(no error)");
-  refuse_input_in_replaceable_checkpoint(dir_, 4, "k", teacher);
-  refuse_input_in_replaceable_checkpoint(dir_, 0, "k", dir_ / "models" / "teacher");
-  refuse_input_in_replaceable_checkpoint(dir_, 0, "k",
+  refuse_input_in_replaceable_checkpoint(dir_, 4, 10, "k", teacher);
+  refuse_input_in_replaceable_checkpoint(dir_, 0, 3, "k", teacher);  // the run ends at step 3
+  refuse_input_in_replaceable_checkpoint(dir_, 0, 10, "k", dir_ / "models" / "teacher");
+  refuse_input_in_replaceable_checkpoint(dir_, 0, 10, "k",
                                          temp_.root().parent_path() / "global_step_9");
-  refuse_input_in_replaceable_checkpoint(dir_ / "absent", 0, "k", teacher);
+  refuse_input_in_replaceable_checkpoint(dir_ / "absent", 0, 10, "k", teacher);
 }
 
 // What a kill during a save leaves: the staging folder of a save (removed; a foreign .tmp folder
