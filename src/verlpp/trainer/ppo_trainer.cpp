@@ -118,10 +118,6 @@ void train(Loop& loop, std::int64_t start_step) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The models and tokenizer the run read stay where they are: none may sit in a checkpoint folder
 // of default_local_dir that the run's saves would replace.
 void protect_inputs(const config::Config& c, std::int64_t start, std::int64_t last) {
