@@ -133,12 +133,11 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
   for (const auto& [name, entry] : chosen) {
     const config::TeacherModelConfig& t = *entry;
     const std::string section = "distillation.teacher_models." + name;
-    const bool several = keyed_;
-    if (several && !t.key) throw Error(section + ".key: each of several teachers needs a key");
+    if (keyed_ && !t.key) throw Error(section + ".key: each of several teachers needs a key");
     engine::ScorerSettings settings;
     settings.forward.remove_padding = config.model.use_remove_padding;
     settings.micro.max_tokens = t.inference.max_num_batched_tokens;
-    if (!several && device == student && world.size() > 1) {
+    if (!keyed_ && device == student && world.size() > 1) {
       settings.sharding = engine::fsdp::FsdpSettings{};
     }
     model::CausalLM teacher = load_teacher(section, t, device, student_vocab, images);
@@ -146,7 +145,7 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
                          model::model_type(teacher.config().architecture), device.str(),
                          device == student ? " (colocated with the student)" : "",
                          c10::toString(teacher.dtype())));
-    entries_.push_back({several ? *t.key : "default",
+    entries_.push_back({keyed_ ? *t.key : "default",
                         std::make_unique<engine::Scorer>("teacher " + name, std::move(teacher),
                                                          std::move(settings), world)});
   }
