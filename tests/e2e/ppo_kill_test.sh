@@ -4,7 +4,7 @@
 # VERLPP_KILL_AT=NAME@3): staging written and synced / the old global_step_3 moved aside / the
 # new one renamed into place / the tracker rewritten. Then a run with resume_mode=auto continues to
 # step 4. Asserts for every point: the killed run died by SIGKILL; the next run resumes from a
-# complete checkpoint (step 2, or 3 once the tracker names it), leaves no .tmp_ / .old folder, ends
+# complete checkpoint (step 2, or 3 once the tracker names it), leaves no .tmp_ / .old_ folder, ends
 # with the tracker at 4; every step it logs has the metrics of an uninterrupted 4-step run (timings
 # aside) and its global_step_4 weights and optimizer state are the uninterrupted run's bytes. The
 # same with step 3 replacing an existing global_step_3 (a rerun from step 2 into a folder that has
@@ -46,7 +46,7 @@ out=$(ppo "$work/straight.jsonl" "$work/straight" trainer.total_training_steps=4
 check_resumed() {
   local name=$1 dir=$work/$1
   [ "$(cat "$dir/latest_checkpointed_iteration.txt" 2>/dev/null)" = 4 ] || fail "$name: tracker is not 4"
-  ls -a "$dir" | grep -qE '^\.tmp_|\.old$' && fail "$name: left $(ls -a "$dir" | tr '\n' ' ')"
+  ls -a "$dir" | grep -qE '^\.tmp_|^\.old_' && fail "$name: left $(ls -a "$dir" | tr '\n' ' ')"
   for f in actor/huggingface/model.safetensors actor/optim_world_size_1_rank_0.safetensors; do
     cmp -s "$work/straight/global_step_4/$f" "$dir/global_step_4/$f" ||
       fail "$name: global_step_4/$f differs from the uninterrupted run's"
@@ -94,8 +94,8 @@ for point in checkpoint_old_moved checkpoint_renamed; do
     > "$work/$name.killed.log"
   rc=$?
   [ "$rc" -eq 137 ] || fail "$name: the run was not killed (exit $rc): $(tail -3 "$work/$name.killed.log")"
-  [ -d "$work/$name/global_step_3" ] || [ -d "$work/$name/global_step_3.old" ] ||
-    fail "$name: neither global_step_3 nor its .old survived the kill"
+  [ -d "$work/$name/global_step_3" ] || compgen -G "$work/$name/.old_global_step_3_*" > /dev/null ||
+    fail "$name: neither global_step_3 nor its .old_global_step_3_* survived the kill"
   out=$(ppo "$work/$name.jsonl" "$work/$name" trainer.total_training_steps=4) ||
     fail "$name: the resumed run failed: $(tail -5 <<<"$out")"
   grep -q "resumed from global step 3" <<<"$out" ||

@@ -624,6 +624,13 @@ void check_engine_choice(const Config& c, Findings& out) {
 
 void check_trainer(const Config& c, Findings& out) {
   const TrainerConfig& t = c.trainer;
+  if (t.max_critic_ckpt_to_keep && t.max_critic_ckpt_to_keep != t.max_actor_ckpt_to_keep &&
+      need_critic(c)) {
+    add_notice(out, "trainer.max_critic_ckpt_to_keep",
+               "not read: verlpp keeps or removes a global_step_N whole (actor and critic "
+               "together) by trainer.max_actor_ckpt_to_keep; verl rotates critic/ by this key",
+               "trainer.max_actor_ckpt_to_keep=<the count to keep>");
+  }
   if (!t.use_v1 && !t.hybrid_engine) {
     add_error(out, "actor_rollout_ref.hybrid_engine",
               "the legacy trainer (trainer.use_v1=False) needs hybrid_engine",

@@ -138,13 +138,62 @@ fs::path staging_path(const fs::path& dir, std::int64_t global_step, std::int64_
          (".tmp_" + std::string(kPrefix) + std::to_string(global_step) + "_" + std::to_string(tag));
 }
 
+// Where a commit moves the global_step_N it replaces until the new one is in place.
+fs::path replaced_path(const fs::path& dir, std::int64_t global_step, std::int64_t tag) {
+  return dir /
+         (".old_" + std::string(kPrefix) + std::to_string(global_step) + "_" + std::to_string(tag));
+}
+
+// The step N of a name PREFIX global_step_N _ TAG (digits only), as staging_path and
+// replaced_path make them; nullopt for any other name (a user's folder is never taken for one).
+std::optional<std::int64_t> step_of_own_folder(const std::string& name, const std::string& prefix) {
+  const std::string head = prefix + std::string(kPrefix);
+  if (name.rfind(head, 0) != 0) return std::nullopt;
+  const std::string rest = name.substr(head.size());
+  const auto sep = rest.find('_');
+  if (sep == std::string::npos || !parse_non_negative(rest.substr(sep + 1))) return std::nullopt;
+  return parse_non_negative(rest.substr(0, sep));
+}
+
+// Moves every entry of `from` that `to` lacks into `to` (folders present in both are merged the
+// same way): a save into an earlier run's global_step_N keeps the files it does not write, as
+// verl's save into the folder in place keeps them (bt16 lost a user's eval file and exported
+// model). Logs what it keeps.
+void keep_foreign_entries(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(from, error)) {
+    const fs::path dest = to / entry.path().filename();
+    if (!fs::exists(fs::symlink_status(dest))) {
+      fs::rename(entry.path(), dest, error);
+      if (error) {
+        throw Error("checkpoint: cannot keep " + entry.path().string() + " in " + to.string() +
+                    ": " + error.message());
+      }
+      log_note("kept " + dest.string() + " of the earlier checkpoint it replaced");
+    } else if (entry.is_directory() && !entry.is_symlink() && fs::is_directory(dest)) {
+      keep_foreign_entries(entry.path(), dest);
+    }
+  }
+  if (error) throw Error("checkpoint: cannot read " + from.string() + ": " + error.message());
+}
+
+// `old` (a global_step_N being replaced) after the new `target` is in place: what verlpp did not
+// write carried over, the rest removed. A link is only unlinked: the folder it names is the
+// user's, not the checkpoint's (bt16 c60).
+void retire_replaced(const fs::path& old, const fs::path& target) {
+  if (!fs::is_symlink(old)) keep_foreign_entries(old, target);
+  std::error_code error;
+  fs::remove_all(old, error);
+  if (error) throw Error("checkpoint: cannot remove " + old.string() + ": " + error.message());
+}
+
 }  // namespace
 
 CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step)
     : CheckpointWriter(std::move(dir), global_step, getpid()) {}
 
 CheckpointWriter::CheckpointWriter(fs::path dir, std::int64_t global_step, std::int64_t tag)
-    : dir_(std::move(dir)), global_step_(global_step) {
+    : dir_(std::move(dir)), global_step_(global_step), tag_(tag) {
   staging_ = staging_path(dir_, global_step, tag);
   std::error_code error;
   fs::remove_all(staging_, error);
@@ -167,50 +216,63 @@ void refuse_input_in_replaceable_checkpoint(const fs::path& dir, std::int64_t st
   if (error || inside.empty() || *inside.begin() == "..") return;
   const std::optional<std::int64_t> step = step_of_checkpoint(*inside.begin());
   if (!step || *step <= start_step || *step > last_step) return;
+  // global_step_02 parses as step 2 but is not the folder a save of step 2 writes (bt16).
+  if (*inside.begin() != checkpoint_folder(dir, *step).filename()) return;
   throw Error(fmt::format(
-      "{}: {} is inside {}, which this run (from step {}) replaces if it saves step {}; copy the "
-      "model out of trainer.default_local_dir or set trainer.default_local_dir to another folder",
+      "{}: {} is inside {}, which this run (from step {}) replaces if it saves step {}; copy it "
+      "out of trainer.default_local_dir or set trainer.default_local_dir to another folder",
       key, path.string(), checkpoint_folder(dir, *step).string(), start_step, *step));
+}
+
+void refuse_inputs_in_replaceable_checkpoints(const fs::path& dir, std::int64_t start_step,
+                                              std::int64_t last_step,
+                                              const std::vector<RunInput>& inputs) {
+  for (const RunInput& input : inputs) {
+    refuse_input_in_replaceable_checkpoint(dir, start_step, last_step, input.key, input.path);
+  }
 }
 
 void recover_checkpoint_dir(const fs::path& dir) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) return;
-  std::vector<fs::path> staging, replaced;
+  std::vector<fs::path> staging;
+  std::vector<std::pair<fs::path, std::int64_t>> replaced;
   for (const auto& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_directory(error)) continue;
-    if (name.rfind(".tmp_" + std::string(kPrefix), 0) == 0) staging.push_back(entry.path());
-    if (name.ends_with(".old") && step_of_checkpoint(name.substr(0, name.size() - 4))) {
-      replaced.push_back(entry.path());
-    }
+    if (!entry.is_directory(error) || entry.is_symlink(error)) continue;
+    if (step_of_own_folder(name, ".tmp_")) staging.push_back(entry.path());
+    if (const auto step = step_of_own_folder(name, ".old_"))
+      replaced.emplace_back(entry.path(), *step);
   }
   for (const fs::path& folder : staging) {
     fs::remove_all(folder, error);
     if (error) throw Error("checkpoint: cannot remove " + folder.string() + ": " + error.message());
     log_note("removed the unfinished checkpoint " + folder.string() + " of an earlier run");
   }
-  for (const fs::path& old : replaced) {
-    const fs::path target = old.parent_path() / old.stem();
+  for (const auto& [old, step] : replaced) {
+    const fs::path target = checkpoint_folder(dir, step);
     if (fs::exists(target)) {
-      fs::remove_all(old, error);
+      retire_replaced(old, target);
+      log_note("removed " + old.string() + ", the checkpoint " + target.string() +
+               " replaced when a save was interrupted");
     } else {
       fs::rename(old, target, error);
-      if (!error) log_note("restored " + target.string() + " (its replacement was interrupted)");
+      if (error) throw Error("checkpoint: cannot recover " + old.string() + ": " + error.message());
+      log_note("restored " + target.string() + " (its replacement was interrupted)");
     }
-    if (error) throw Error("checkpoint: cannot recover " + old.string() + ": " + error.message());
   }
 }
 
 fs::path CheckpointWriter::commit(CheckpointRotation& rotation) {
   const fs::path target = checkpoint_folder(dir_, global_step_);
-  const fs::path replaced = target.string() + ".old";
+  const fs::path replaced = replaced_path(dir_, global_step_, tag_);
   std::error_code error;
   // Every file of the new checkpoint on the disk before any rename makes it the checkpoint.
   sync_tree_to_disk(staging_);
   fault_point("checkpoint_staged", global_step_);
   fs::remove_all(replaced, error);
-  if (fs::exists(target)) fs::rename(target, replaced);
+  const bool replacing = fs::exists(target);
+  if (replacing) fs::rename(target, replaced);
   fault_point("checkpoint_old_moved", global_step_);
   fs::rename(staging_, target, error);
   if (error) {
@@ -223,7 +285,10 @@ fs::path CheckpointWriter::commit(CheckpointRotation& rotation) {
   fault_point("checkpoint_renamed", global_step_);
   write_file_atomically(dir_ / kTrackerFile, std::to_string(global_step_));
   fault_point("checkpoint_tracked", global_step_);
-  fs::remove_all(replaced, error);
+  if (replacing) {
+    retire_replaced(replaced, target);
+    log_note("replaced the earlier checkpoint " + target.string());
+  }
   rotate(rotation, target);
   return target;
 }

@@ -55,10 +55,24 @@ void refuse_input_in_replaceable_checkpoint(const std::filesystem::path& dir,
                                             const std::string& key,
                                             const std::filesystem::path& path);
 
+// A file or folder a run reads, by the key that names it (data.train_files[0], ...).
+struct RunInput {
+  std::string key;
+  std::filesystem::path path;
+};
+
+// refuse_input_in_replaceable_checkpoint for each input.
+void refuse_inputs_in_replaceable_checkpoints(const std::filesystem::path& dir,
+                                              std::int64_t start_step, std::int64_t last_step,
+                                              const std::vector<RunInput>& inputs);
+
 // What a save killed midway leaves in `dir`, put right (call on one rank, before resuming): its
-// .tmp_global_step_* staging folders are removed (only verlpp's, by that name); a global_step_N.old
-// (the folder being replaced when the kill came) is renamed back to global_step_N when that is
-// missing, else removed. Logs each. Throws verlpp::Error naming the folder when that fails.
+// staging folders .tmp_global_step_N_TAG are removed, and a .old_global_step_N_TAG (the folder a
+// save was replacing when the kill came) is renamed back to global_step_N when that is missing,
+// else merged into it as a commit does (entries global_step_N lacks are kept) and removed. Only
+// names of exactly these forms (N and TAG digits) are verlpp's; a user's global_step_2.old or
+// .tmp_global_step_notes is left alone (bt16). Logs each step. Throws verlpp::Error naming the
+// folder when that fails.
 void recover_checkpoint_dir(const std::filesystem::path& dir);
 
 // The checkpoints a run has saved, oldest first, and how many of them to keep (`key`, e.g.
@@ -73,9 +87,10 @@ struct CheckpointRotation {
 };
 
 // Writes one checkpoint atomically. begin() returns an empty temporary folder to fill; commit()
-// moves it to global_step_N (replacing an older folder of that step), updates the tracker, adds it
-// to `rotation` and removes the rotation's oldest saves beyond max_to_keep (never the folder just
-// committed), logging each removal.
+// moves it to global_step_N, updates the tracker, adds it to `rotation` and removes the rotation's
+// oldest saves beyond max_to_keep (never the folder just committed), logging each removal. An
+// earlier global_step_N is replaced (logged) but the files and folders in it that the new
+// checkpoint does not have are kept in the new one, as verl's save in place keeps them.
 // A CheckpointWriter destroyed without commit() removes its temporary folder. The tracker file is
 // written with verlpp::write_file_atomically (core/atomic_file.h).
 class CheckpointWriter {
@@ -92,7 +107,7 @@ class CheckpointWriter {
 
  private:
   std::filesystem::path dir_, staging_;
-  std::int64_t global_step_;
+  std::int64_t global_step_, tag_;
   bool committed_ = false;
 };
 

@@ -186,6 +186,9 @@ void make_sampling(PpoContext& ctx, const model::ModelConfig& model_config) {
 PpoContext make_ppo_context(const config::CheckReport& report, const RunPlacement& placement) {
   PpoContext ctx;
   ctx.config = report.config;
+  // One folder for the lock, the saves, the resume and the plot (bt16: `~/ck` locked $HOME/ck but
+  // saved into ./~/ck); sft expands it the same way.
+  ctx.config.trainer.default_local_dir = config::expand_home(ctx.config.trainer.default_local_dir);
   ctx.device = placement.device;
   ctx.world = placement.world;
   ctx.checkpoints = {

@@ -118,22 +118,32 @@ void train(Loop& loop, std::int64_t start_step) {
   }
 }
 
-// The models and tokenizer the run read stay where they are: none may sit in a checkpoint folder
-// of default_local_dir that the run's saves would replace.
+// The files the run read stay where they are: none may sit in a checkpoint folder of
+// default_local_dir that the run's saves would replace (models, tokenizer, configs, data files).
 void protect_inputs(const config::Config& c, std::int64_t start, std::int64_t last) {
-  const std::filesystem::path dir = config::expand_home(c.trainer.default_local_dir);
-  const auto refuse = [&](const std::string& key, const std::optional<std::string>& path) {
-    if (path) {
-      refuse_input_in_replaceable_checkpoint(dir, start, last, key, config::expand_home(*path));
-    }
+  std::vector<RunInput> inputs;
+  const auto add = [&](const std::string& key, const std::optional<std::string>& path) {
+    if (path) inputs.push_back({key, config::expand_home(*path)});
   };
-  refuse("actor_rollout_ref.model.path", c.model.path);
-  refuse("actor_rollout_ref.model.tokenizer_path", c.model.tokenizer_path);
-  if (config::need_critic(c)) refuse("critic.model.path", c.critic.model.path);
-  if (!c.distillation.enabled) return;
-  for (const auto& [name, teacher] : c.distillation.teacher_models) {
-    refuse("distillation.teacher_models." + name + ".model_path", teacher.model_path);
+  const auto add_model = [&](const std::string& section, const config::ModelConfig& model) {
+    add(section + ".path", model.path);
+    add(section + ".tokenizer_path", model.tokenizer_path);
+    add(section + ".hf_config_path", model.hf_config_path);
+  };
+  add_model("actor_rollout_ref.model", c.model);
+  if (config::need_critic(c)) add_model("critic.model", c.critic.model);
+  if (c.distillation.enabled) {
+    for (const auto& [name, teacher] : c.distillation.teacher_models) {
+      add("distillation.teacher_models." + name + ".model_path", teacher.model_path);
+    }
   }
+  for (const auto& [key, files] : {std::pair{"data.train_files", &c.data.train_files},
+                                   std::pair{"data.val_files", &c.data.val_files}}) {
+    for (std::size_t i = 0; i < files->size(); ++i) {
+      add(fmt::format("{}[{}]", key, i), (*files)[i]);
+    }
+  }
+  refuse_inputs_in_replaceable_checkpoints(c.trainer.default_local_dir, start, last, inputs);
 }
 
 }  // namespace

@@ -223,6 +223,23 @@ struct Run {
   }
 };
 
+// What the run reads: its model, tokenizer and config, its data files.
+std::vector<RunInput> run_inputs(const config::SftConfig& config) {
+  std::vector<RunInput> inputs = {{"model.path", config::expand_home(config.model.path)}};
+  for (const auto& [key, path] :
+       {std::pair{"model.tokenizer_path", &config.model.tokenizer_path},
+        std::pair{"model.hf_config_path", &config.model.hf_config_path}}) {
+    if (*path) inputs.push_back({key, config::expand_home(**path)});
+  }
+  for (const auto& [key, files] : {std::pair{"data.train_files", &config.data.train_files},
+                                   std::pair{"data.val_files", &config.data.val_files}}) {
+    for (std::size_t i = 0; i < files->size(); ++i) {
+      inputs.push_back({fmt::format("{}[{}]", key, i), config::expand_home((*files)[i])});
+    }
+  }
+  return inputs;
+}
+
 // verl's SFT trainer has no nccl_timeout key; collectives wait this long for the other ranks.
 constexpr std::chrono::seconds kSftCollectiveTimeout{600};
 
@@ -280,14 +297,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
 
   SftRunSummary summary;
   summary.last_step = run.resume();
-  const fs::path checkpoints = config::expand_home(config.trainer.default_local_dir);
-  refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, run.last_step,
-                                         "model.path", model_path);
-  if (config.model.tokenizer_path) {
-    refuse_input_in_replaceable_checkpoint(checkpoints, summary.last_step, run.last_step,
-                                           "model.tokenizer_path",
-                                           config::expand_home(*config.model.tokenizer_path));
-  }
+  refuse_inputs_in_replaceable_checkpoints(config::expand_home(config.trainer.default_local_dir),
+                                           summary.last_step, run.last_step, run_inputs(config));
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
                     config.trainer.logger);
   ProgressBar progress(summary.last_step + 1, run.last_step);

@@ -654,6 +654,18 @@ bool has_notice(const Findings& findings, const std::string& key) {
   });
 }
 
+// bt16 c55: verlpp rotates whole global_step_N folders by the actor's key; a critic key that says
+// otherwise gets a notice (for runs with a critic only).
+TEST(ValidateTrainer, CriticCheckpointKeepIsANotice) {
+  const std::string key = "trainer.max_critic_ckpt_to_keep";
+  EXPECT_TRUE(has_notice(check(grpo({"algorithm.adv_estimator=gae", key + "=1"})).findings, key));
+  EXPECT_FALSE(has_notice(check(grpo({key + "=1"})).findings, key));
+  EXPECT_FALSE(has_notice(
+      check(grpo({"algorithm.adv_estimator=gae", "trainer.max_actor_ckpt_to_keep=1", key + "=1"}))
+          .findings,
+      key));
+}
+
 // verl's DistillationTeacherModelConfig: a vLLM teacher's max_logprobs, when given, must cover
 // topk (bt15 N5: verlpp ran a config verl refuses).
 TEST(ValidateDistillation, VllmMaxLogprobsBelowTopk) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "common/error_of.h"
 #include "common/temp_dir.h"
@@ -97,29 +98,71 @@ TEST_F(CheckpointDirTest, InputsInsideReplaceableCheckpointsAreRefused) {
   refuse_input_in_replaceable_checkpoint(dir_, 0, 10, "k",
                                          temp_.root().parent_path() / "global_step_9");
   refuse_input_in_replaceable_checkpoint(dir_ / "absent", 0, 10, "k", teacher);
+  // global_step_04 reads as step 4 but no save writes it (bt16 c61: refused, naming global_step_4).
+  refuse_input_in_replaceable_checkpoint(dir_, 0, 10, "k", dir_ / "global_step_04" / "model");
+  const std::string listed = error_of([&] {
+    refuse_inputs_in_replaceable_checkpoints(
+        dir_, 0, 10,
+        {{"data.train_files[0]", dir_ / "x.jsonl"},
+         {"data.val_files[1]", dir_ / "global_step_4" / "val.jsonl"}});
+  });
+  EXPECT_EQ(listed.rfind("data.val_files[1]: ", 0), 0u) << listed;
 }
 
-// What a kill during a save leaves: the staging folder of a save (removed; a foreign .tmp folder
-// stays), and global_step_N.old when the kill came while N was being replaced (renamed back when
-// N is missing, so that auto-resume finds a complete checkpoint; removed when N is complete).
+// What a kill during a save leaves: the staging folder of a save (removed), and
+// .old_global_step_N_TAG when the kill came while N was being replaced (renamed back when N is
+// missing, so that auto-resume finds a complete checkpoint; merged into N and removed when N is
+// complete). Folders a user named alike (global_step_1.old, .tmp_global_step_notes) stay.
 TEST_F(CheckpointDirTest, RecoveryAfterAKilledSave) {
   save(1);
   save(2);
   fs::create_directories(dir_ / ".tmp_global_step_3_4242");
   std::ofstream(dir_ / ".tmp_global_step_3_4242" / "partial") << "x";
   fs::create_directories(dir_ / ".tmp_someone_else");
-  fs::rename(dir_ / "global_step_2", dir_ / "global_step_2.old");  // killed between the renames
+  fs::create_directories(dir_ / ".tmp_global_step_notes");
+  fs::rename(dir_ / "global_step_2", dir_ / ".old_global_step_2_77");  // killed between renames
+  fs::copy(dir_ / "global_step_1", dir_ / ".old_global_step_1_77", fs::copy_options::recursive);
+  std::ofstream(dir_ / ".old_global_step_1_77" / "eval.json") << "{}";  // a user's file
   fs::copy(dir_ / "global_step_1", dir_ / "global_step_1.old", fs::copy_options::recursive);
   recover_checkpoint_dir(dir_);
   EXPECT_FALSE(fs::exists(dir_ / ".tmp_global_step_3_4242"));
   EXPECT_TRUE(fs::exists(dir_ / ".tmp_someone_else"));
+  EXPECT_TRUE(fs::exists(dir_ / ".tmp_global_step_notes"));
   EXPECT_TRUE(fs::exists(dir_ / "global_step_2" / "model.bin"));
-  EXPECT_FALSE(fs::exists(dir_ / "global_step_2.old"));
-  EXPECT_FALSE(fs::exists(dir_ / "global_step_1.old"));
+  EXPECT_FALSE(fs::exists(dir_ / ".old_global_step_2_77"));
+  EXPECT_FALSE(fs::exists(dir_ / ".old_global_step_1_77"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_1" / "eval.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "global_step_1.old" / "model.bin"));
   const auto point = resolve_resume("auto", dir_, std::nullopt);
   ASSERT_TRUE(point);
   EXPECT_EQ(point->global_step, 2);
   recover_checkpoint_dir(dir_ / "absent");  // nothing to do
+}
+
+// A save into an earlier run's global_step_N replaces what it writes and keeps what it does not
+// (a user's eval file, an exported model inside actor/), as verl's save in place does (bt16).
+TEST_F(CheckpointDirTest, ReplacingAnEarlierCheckpointKeepsWhatTheSaveDoesNotWrite) {
+  save(2);
+  std::ofstream(dir_ / "global_step_2" / "eval_results.json") << "{}";
+  fs::create_directories(dir_ / "global_step_2" / "actor" / "exported");
+  std::ofstream(dir_ / "global_step_2" / "actor" / "exported" / "w") << "w";
+  std::ofstream(dir_ / "global_step_2" / "actor" / "weights") << "old";
+  CheckpointRotation run;
+  CheckpointWriter writer(dir_, 2);
+  fs::create_directories(writer.staging_folder() / "actor");
+  std::ofstream(writer.staging_folder() / "actor" / "weights") << "new";
+  writer.commit(run);
+  const auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(dir_ / "global_step_2" / "actor" / "weights"), "new");
+  EXPECT_EQ(read(dir_ / "global_step_2" / "actor" / "exported" / "w"), "w");
+  EXPECT_EQ(read(dir_ / "global_step_2" / "eval_results.json"), "{}");
+  EXPECT_EQ(read(dir_ / "global_step_2" / "model.bin"), "step 2");  // the earlier save's own file
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().rfind(".old_", 0), std::string::npos);
+  }
 }
 
 TEST_F(CheckpointDirTest, AbandonedWriterLeavesPreviousCheckpointIntact) {
