@@ -21,6 +21,7 @@
 #include "verlpp/trainer/ppo_step.h"
 #include "verlpp/trainer/ppo_validation.h"
 #include "verlpp/trainer/progress.h"
+#include "verlpp/trainer/run_inputs.h"
 #include "verlpp/trainer/signals.h"
 #include "verlpp/trainer/step_metrics.h"
 
@@ -121,28 +122,20 @@ void train(Loop& loop, std::int64_t start_step) {
 // The files the run read stay where they are: none may sit in a checkpoint folder of
 // default_local_dir that the run's saves would replace (models, tokenizer, configs, data files).
 void protect_inputs(const config::Config& c, std::int64_t start, std::int64_t last) {
-  std::vector<RunInput> inputs;
-  const auto add = [&](const std::string& key, const std::optional<std::string>& path) {
-    if (path) inputs.push_back({key, config::expand_home(*path)});
+  std::vector<RunInput> inputs = model_inputs("actor_rollout_ref.model", c.model);
+  const auto append = [&](std::vector<RunInput> more) {
+    inputs.insert(inputs.end(), more.begin(), more.end());
   };
-  const auto add_model = [&](const std::string& section, const config::ModelConfig& model) {
-    add(section + ".path", model.path);
-    add(section + ".tokenizer_path", model.tokenizer_path);
-    add(section + ".hf_config_path", model.hf_config_path);
-  };
-  add_model("actor_rollout_ref.model", c.model);
-  if (config::need_critic(c)) add_model("critic.model", c.critic.model);
+  if (config::need_critic(c)) append(model_inputs("critic.model", c.critic.model));
   if (c.distillation.enabled) {
     for (const auto& [name, teacher] : c.distillation.teacher_models) {
-      add("distillation.teacher_models." + name + ".model_path", teacher.model_path);
+      if (teacher.model_path) {
+        inputs.push_back({"distillation.teacher_models." + name + ".model_path",
+                          config::expand_home(*teacher.model_path)});
+      }
     }
   }
-  for (const auto& [key, files] : {std::pair{"data.train_files", &c.data.train_files},
-                                   std::pair{"data.val_files", &c.data.val_files}}) {
-    for (std::size_t i = 0; i < files->size(); ++i) {
-      add(fmt::format("{}[{}]", key, i), (*files)[i]);
-    }
-  }
+  append(data_inputs(c.data.train_files, c.data.val_files));
   refuse_inputs_in_replaceable_checkpoints(c.trainer.default_local_dir, start, last, inputs);
 }
 

@@ -35,6 +35,7 @@
 #include "verlpp/trainer/hf_model_loader.h"
 #include "verlpp/trainer/placement.h"
 #include "verlpp/trainer/progress.h"
+#include "verlpp/trainer/run_inputs.h"
 #include "verlpp/trainer/sft_loss.h"
 #include "verlpp/trainer/signals.h"
 #include "verlpp/trainer/tracking.h"
@@ -223,23 +224,6 @@ struct Run {
   }
 };
 
-// What the run reads: its model, tokenizer and config, its data files.
-std::vector<RunInput> run_inputs(const config::SftConfig& config) {
-  std::vector<RunInput> inputs = {{"model.path", config::expand_home(config.model.path)}};
-  for (const auto& [key, path] :
-       {std::pair{"model.tokenizer_path", &config.model.tokenizer_path},
-        std::pair{"model.hf_config_path", &config.model.hf_config_path}}) {
-    if (*path) inputs.push_back({key, config::expand_home(**path)});
-  }
-  for (const auto& [key, files] : {std::pair{"data.train_files", &config.data.train_files},
-                                   std::pair{"data.val_files", &config.data.val_files}}) {
-    for (std::size_t i = 0; i < files->size(); ++i) {
-      inputs.push_back({fmt::format("{}[{}]", key, i), config::expand_home((*files)[i])});
-    }
-  }
-  return inputs;
-}
-
 // verl's SFT trainer has no nccl_timeout key; collectives wait this long for the other ranks.
 constexpr std::chrono::seconds kSftCollectiveTimeout{600};
 
@@ -297,8 +281,11 @@ SftRunSummary run_sft(const config::SftConfig& config) {
 
   SftRunSummary summary;
   summary.last_step = run.resume();
+  std::vector<RunInput> inputs = model_inputs("model", config.model);
+  const std::vector<RunInput> data = data_inputs(config.data.train_files, config.data.val_files);
+  inputs.insert(inputs.end(), data.begin(), data.end());
   refuse_inputs_in_replaceable_checkpoints(config::expand_home(config.trainer.default_local_dir),
-                                           summary.last_step, run.last_step, run_inputs(config));
+                                           summary.last_step, run.last_step, inputs);
   Tracking tracking(config.trainer.project_name, config.trainer.experiment_name,
                     config.trainer.logger);
   ProgressBar progress(summary.last_step + 1, run.last_step);
