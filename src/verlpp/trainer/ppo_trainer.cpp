@@ -94,9 +94,8 @@ void write_plot(const Loop& loop) {
   }
 }
 
-void train(Loop& loop, std::int64_t start_step) {
+void train(Loop& loop, std::int64_t start_step, const StopRequest& stop) {
   PpoContext& ctx = loop.ctx;
-  const StopRequest stop;
   ProgressBar bar(start_step + 1, ctx.last_step);
   for (std::int64_t step = start_step + 1; step <= ctx.last_step; ++step) {
     const bool last = step == ctx.last_step;
@@ -167,8 +166,16 @@ PpoRunSummary run_ppo(const config::CheckReport& report) {
     tracking.log(val, start);
     if (t.val_only) return summary;
   }
-  train(loop, start);
+  // The handlers stay through the end plot: a signal there lets its temporary file become the plot
+  // (or go) before the run stops with the signal's exit status.
+  const StopRequest stop;
+  train(loop, start, stop);
   write_plot(loop);
+  if (summary.stop_signal == 0 && stop.signal() != 0) {
+    summary.stop_signal = stop.signal();
+    log_note(fmt::format("signal {} came after the last step; exit status {}", stop.signal(),
+                         stopped_exit_code(stop.signal())));
+  }
   return summary;
 }
 
