@@ -18,7 +18,9 @@
 # (default 540). SHAPES (default "static engine grpo"): static = 256 x 512 -> 1,024 (Qwen3-0.6B)
 # with static batches; engine = the same with the engine; grpo = 64 GSM8K prompts x n 8 stopping at
 # any of 500 end ids, up to 1,024 tokens, engine; grpo128 / grpo256 = grpo under max_num_seqs 128 /
-# 256 (af9638b's static batches of all 512 rows ran out of an H100's 80 GB). With HF=1,
+# 256 (af9638b's static batches of all 512 rows ran out of an H100's 80 GB); moe64 / moe16 = 64 /
+# 16 prompts of 256 tokens -> 128 on the Qwen3-30B-A3B shape (random weights drawn on the GPU;
+# trees from 2026-12-06 on: --preset, --draw-on-gpu). With HF=1,
 # transformers' `generate` runs first on the static shape (bench/baselines/rollout_generate_hf.py)
 # and the summary gives each 256 x 512 run's ratio to it. Results in $OUT/ab.txt (one JSON line a
 # run after the build's name and round), the summary on stdout and in $OUT/ab_summary.txt.
@@ -72,15 +74,18 @@ fi
 
 grpo="--prompts 64 --n 8 --prompts-file bench/data/gsm8k_qwen3_prompts.txt --eos-tokens 500"
 grpo="$grpo --response-length 1024"
+moe="--preset qwen3-30b-a3b --draw-on-gpu --gpu-memory-utilization 0.9 --prompt-length 256"
+moe="$moe --response-length 128"
 declare -A flags=([static]="--static-batches" [engine]="" [grpo]="$grpo"
-                  [grpo128]="$grpo --max-num-seqs 128" [grpo256]="$grpo --max-num-seqs 256")
+                  [grpo128]="$grpo --max-num-seqs 128" [grpo256]="$grpo --max-num-seqs 256"
+                  [moe64]="$moe --prompts 64" [moe16]="$moe --prompts 16")
 : > "$OUT/ab.txt"
 for round in $(seq "${ROUNDS:-2}"); do
   for shape in ${SHAPES:-static engine grpo}; do
     read -r -a shape_flags <<< "${flags[$shape]}"
     for name in "${names[@]}"; do
       if [ $((SECONDS - start)) -ge "${DEADLINE:-540}" ]; then break 3; fi
-      echo "$name $shape round $round: $(timeout 90 "$bins/$name" "${shape_flags[@]}" 2>&1 | tail -1)" \
+      echo "$name $shape round $round: $(timeout 150 "$bins/$name" "${shape_flags[@]}" 2>&1 | tail -1)" \
         >> "$OUT/ab.txt"
     done
   done

@@ -7,7 +7,8 @@
 # `generate` on the same shape (bench/baselines/rollout_generate_hf.py). SHAPE (default
 # "64 256 256": prompts, prompt length, response length) sets the work; SMALL (default 16) adds
 # a graphed / eager pair at that many prompts, where the decode step reads fewer experts; TESTS=0
-# builds and runs the benchmark only; HF_JSON=file takes transformers' result from an earlier call. Output on stdout (keep the call's files few).
+# builds and runs the benchmark only; BENCH=0 the tests only (with the MoE kernels' and the RMSNorm
+# and silu·mul tests); HF_JSON=file takes transformers' result from an earlier call. Output on stdout (keep the call's files few).
 set -uo pipefail
 OUT=${OUT:?}
 source tools/gpu/gpu_env.sh
@@ -24,13 +25,15 @@ targets=(verlpp_rollout_bench)
 echo "build took $((SECONDS - start)) s"
 
 if [ "${TESTS:-1}" = 1 ]; then
-  timeout 60 build/tests/unit/model/verlpp_model_tests --gtest_filter='MoeDecode*' 2>&1 |
-    grep -E "^\[  (FAILED|PASSED) "
+  timeout 120 build/tests/unit/model/verlpp_model_tests \
+    --gtest_filter='MoeDecode*:MoeKernels*:MoeGpu*:RmsNormGpu*' 2>&1 |
+    grep -E "^\[  (FAILED|PASSED) |Failure|Which is|differ|worst|bf16 |fp32 " | head -60
   timeout 200 build/tests/unit/rollout/verlpp_rollout_tests \
     --gtest_filter='RolloutGpu.Moe*:RolloutGpu.Qwen3_5Rollout*:RolloutGpu.*CudaGraph*:RolloutGpu.Engine*' 2>&1 |
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|MoE|graphs" | head -30
   echo "rollout GPU tests done at $((SECONDS - start)) s"
 fi
+[ "${BENCH:-1}" = 1 ] || exit 0
 
 read -r prompts plen rlen <<< "${SHAPE:-64 256 256}"
 work=(--preset qwen3-30b-a3b --prompt-length "$plen" --response-length "$rlen")

@@ -33,15 +33,21 @@ at::Tensor silu_mul(const at::Tensor& gate, const at::Tensor& up) {
         fmt::join(gate.sizes(), ", "), c10::toString(gate.scalar_type()), gate.device().str(),
         fmt::join(up.sizes(), ", "), c10::toString(up.scalar_type()), up.device().str()));
   }
-  const at::Tensor g = gate.contiguous();
-  const at::Tensor u = up.contiguous();
-  at::Tensor y = at::empty_like(g);
+  // Rows read in place: the two halves of a fused gate/up product.
+  const bool rows = gate.dim() == 2 && gate.stride(1) == 1 && up.strides() == gate.strides();
+  const at::Tensor g = rows ? gate : gate.contiguous();
+  const at::Tensor u = rows ? up : up.contiguous();
+  at::Tensor y = at::empty(g.sizes(), g.options().memory_format(at::MemoryFormat::Contiguous));
 #ifdef VERLPP_CUDA_KERNELS
   SiluMulParams p;
   p.gate = g.data_ptr();
   p.up = u.data_ptr();
   p.y = y.data_ptr();
   p.n = g.numel();
+  if (rows) {
+    p.cols = g.size(1);
+    p.in_stride = g.stride(0);
+  }
   p.dtype = element_type(g.scalar_type());
   check_launch(launch_silu_mul(p, current_stream(g.device())), "silu_mul");
 #endif

@@ -10,8 +10,10 @@ namespace verlpp::kernels {
 // shape, dtype (fp32, bf16 or fp16) and device.
 bool can_silu_mul(const at::Tensor& gate, const at::Tensor& up);
 
-// silu(gate) * up, contiguous, shaped like gate. Forward only (no autograd). Throws verlpp::Error
-// when can_silu_mul is false.
+// silu(gate) * up, contiguous, shaped like gate. 2-D gate and up with contiguous rows and equal
+// strides are read in place (the halves gate_up.narrow(-1, 0, I) and narrow(-1, I, I) of a
+// [rows, 2 I] product); anything else is made contiguous first. Forward only (no autograd).
+// Throws verlpp::Error when can_silu_mul is false.
 at::Tensor silu_mul(const at::Tensor& gate, const at::Tensor& up);
 
 }  // namespace verlpp::kernels

@@ -14,6 +14,13 @@ __device__ float silu_times(float g, float u, const T* type) {
   return round_to(g / (1.f + expf(-g)), type) * u;
 }
 
+// Where element i of y is read in gate and up.
+__device__ int64_t input_index(const SiluMulParams& p, int64_t i) {
+  if (p.cols == 0) return i;
+  const int64_t row = i / p.cols;
+  return row * p.in_stride + (i - row * p.cols);
+}
+
 // Elements [first, n) one per thread (grid-stride).
 template <typename T>
 __device__ void scalar_part(const SiluMulParams& p, int64_t first) {
@@ -23,7 +30,8 @@ __device__ void scalar_part(const SiluMulParams& p, int64_t first) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = first + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.n;
        i += step) {
-    store(y, i, silu_times(load(g, i), load(u, i), y));
+    const int64_t in = input_index(p, i);
+    store(y, i, silu_times(load(g, in), load(u, in), y));
   }
 }
 
@@ -37,7 +45,8 @@ __global__ void silu_mul_kernel(SiluMulParams p, int64_t vectors) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t v = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; v < vectors;
        v += step) {
-    const uint4 gv = g[v], uv = u[v];
+    const int64_t in = input_index(p, v * kPerVector) / kPerVector;
+    const uint4 gv = g[in], uv = u[in];
     uint4 out;
     const T* ge = reinterpret_cast<const T*>(&gv);
     const T* ue = reinterpret_cast<const T*>(&uv);
@@ -54,7 +63,8 @@ bool aligned(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 
 template <typename T>
 cudaError_t launch(const SiluMulParams& p, cudaStream_t stream) {
   constexpr int64_t kPerVector = 16 / sizeof(T);
-  const bool vectorized = aligned(p.gate) && aligned(p.up) && aligned(p.y);
+  const bool vectorized = aligned(p.gate) && aligned(p.up) && aligned(p.y) &&
+                          p.cols % kPerVector == 0 && p.in_stride % kPerVector == 0;
   const int64_t vectors = vectorized ? p.n / kPerVector : 0;
   const int64_t work = std::max<int64_t>(vectors, p.n - vectors * kPerVector);
   const auto blocks =

@@ -5,8 +5,11 @@
 // Per element, with T the element type and the operations ATen's own CUDA kernels do in fp32:
 //   y = T(T(g_f / (1 + exp(-g_f))) * u_f)
 // (ATen's silu, then its multiply), so y is bit-identical to at::silu(gate) * up when this file
-// is compiled without fast math (expf and the division IEEE, as in PyTorch's build). gate, up and
-// y are contiguous [n]; 16-byte vectors when all three are 16-byte aligned.
+// is compiled without fast math (expf and the division IEEE, as in PyTorch's build). y is
+// contiguous [n]; gate and up are too when cols is 0, else rows of `cols` elements `in_stride`
+// elements apart (the two halves of a fused [rows, 2 I] gate/up product, in_stride 2 I: the
+// experts of a MoE block). 16-byte vectors when the three pointers are 16-byte aligned and cols
+// and in_stride are whole vectors.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -22,6 +25,8 @@ struct SiluMulParams {
   const void* up = nullptr;    // [n]
   void* y = nullptr;           // [n]
   int64_t n = 0;
+  int64_t cols = 0;       // elements of a row of gate and up; 0: both contiguous [n]
+  int64_t in_stride = 0;  // with cols: elements from one row of gate (and up) to the next
   ElementType dtype = ElementType::bf16;
 };
 

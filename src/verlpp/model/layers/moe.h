@@ -43,7 +43,12 @@ struct MoeOutput {
 // slot) pairs sorted by expert where LibTorch has them for x's device (CUDA, compat::grouped_mm),
 // else one GEMM pair per expert that received tokens (CPU, and batch-invariant mode, where the
 // routing weights' sum and the weighted sum of a token's expert outputs also run slot by slot in
-// order: model/batch_invariant.h). Differentiable.
+// order: model/batch_invariant.h). Differentiable. Without autograd, outside batch-invariant mode
+// and on CUDA, verlpp's forward-only kernels route (kernels/moe_route.h: the same experts; the
+// renormalising sum in slot order) and combine (kernels/moe_combine.h: fp32 fused multiply-adds in
+// slot order) where ATen sums in its own order, so the output may differ from the autograd path's
+// in the last bit; the grouping by expert (kernels/moe_group.h, any mode: the same tensors as
+// ATen's stable sort) and silu·mul (bit-identical) change nothing.
 MoeOutput sparse_moe(const MoeWeights& w, const MoeConfig& config, const at::Tensor& x);
 
 // Whether sparse_moe on a CUDA tensor runs without waiting for the device (no copy of the expert
