@@ -5,7 +5,8 @@
 # eager against graphed decode), then the rollout benchmark on the Qwen3-30B-A3B shape (48 layers,
 # 128 experts, top 8; random bf16 weights) with and without CUDA graphs, after transformers'
 # `generate` on the same shape (bench/baselines/rollout_generate_hf.py). SHAPE (default
-# "64 256 256": prompts, prompt length, response length) sets the work; SMALL (default 16) adds
+# "64 256 256": prompts, prompt length, response length) sets the work; PRESET another MoE shape
+# (qwen3.5-35b-a3b); SMALL (default 16) adds
 # a graphed / eager pair at that many prompts, where the decode step reads fewer experts; TESTS=0
 # builds and runs the benchmark only; BENCH=0 the tests only (with the MoE kernels' and the RMSNorm
 # and silu·mul tests); HF_JSON=file takes transformers' result from an earlier call. Output on stdout (keep the call's files few).
@@ -36,7 +37,7 @@ fi
 [ "${BENCH:-1}" = 1 ] || exit 0
 
 read -r prompts plen rlen <<< "${SHAPE:-64 256 256}"
-work=(--preset qwen3-30b-a3b --prompt-length "$plen" --response-length "$rlen")
+work=(--preset "${PRESET:-qwen3-30b-a3b}" --prompt-length "$plen" --response-length "$rlen")
 if [ -n "${HF_JSON:-}" ]; then  # transformers' result of an earlier call on the same work
   cp "$HF_JSON" "$OUT/hf.json"
 else
