@@ -144,8 +144,19 @@ struct CausalLM::Impl {
   at::Tensor inv_freq;                    // fp32, on the model's device
   bool checkpointing = false;
   std::shared_ptr<LayerHooks> hooks;
+  // Deferred loading: the checkpoint the text model's rows are still to be read from.
+  std::shared_ptr<const CheckpointReader> pending;
 
   const ModelConfig& config() const { return decoder->config(); }
+
+  // Throws for a model whose weights were deferred and not yet read (its tensors have no bytes).
+  void require_weights(const char* where) const {
+    if (!pending) return;
+    throw Error(fmt::format(
+        "{}: the weights of {} were deferred for a sharded engine and have not been read (shard "
+        "the model first: engine/fsdp/sharded_model.h)",
+        where, pending->dir()));
+  }
 
   // Every parameter: the text model's, then the vision tower's.
   std::vector<const WeightSpec*> specs() const {
@@ -221,6 +232,7 @@ struct CausalLM::Impl {
                  const ImageInputs* images = nullptr) const {
     ctx.scale = 1.0 / std::sqrt(static_cast<double>(config().head_dim));
     ctx.router_logits = router_logits != nullptr;
+    require_weights("forward");
     if (hooks) hooks->before_forward();
     at::Tensor x = at::embedding(decoder->embed_tokens, input_ids);
     if (images != nullptr) {
@@ -309,8 +321,8 @@ CausalLM CausalLM::from_pretrained(const std::string& dir, at::ScalarType dtype,
 }
 
 CausalLM CausalLM::from_pretrained(const ModelConfig& config, const std::string& dir,
-                                   at::ScalarType dtype, const at::Device& device,
-                                   bool with_vision) {
+                                   at::ScalarType dtype, const at::Device& device, bool with_vision,
+                                   WeightLoading loading) {
   auto impl = empty_impl(config);
   if (with_vision) {
     if (!impl->config().vision) {
@@ -321,10 +333,15 @@ CausalLM CausalLM::from_pretrained(const ModelConfig& config, const std::string&
     impl->vision = std::make_unique<Qwen3_5Vision>(*impl->config().vision);
     impl->vision->load(CheckpointReader(dir), dtype, device);
   }
-  const CheckpointReader reader = impl->open(dir);
-  impl->decoder->weights().load(reader, dtype, device,
-                                architecture_class(impl->config().architecture));
-  note_unread(reader, architecture_class(impl->config().architecture));
+  auto reader = std::make_shared<const CheckpointReader>(impl->open(dir));
+  const std::string architecture = architecture_class(impl->config().architecture);
+  if (loading == WeightLoading::deferred) {
+    impl->decoder->weights().defer(*reader, dtype, device, architecture);
+    impl->pending = reader;
+  } else {
+    impl->decoder->weights().load(*reader, dtype, device, architecture);
+  }
+  note_unread(*reader, architecture);
   impl->inv_freq = impl->inv_freq.to(device);
   return CausalLM(impl);
 }
@@ -367,7 +384,22 @@ void CausalLM::set_layer_hooks(std::shared_ptr<LayerHooks> hooks) {
   impl_->hooks = std::move(hooks);
 }
 
+bool CausalLM::weights_pending() const { return impl_->pending != nullptr; }
+
+at::Tensor CausalLM::checkpoint_rows(std::size_t index, int64_t begin, int64_t count) const {
+  const WeightTable& text = impl_->decoder->weights();
+  if (!impl_->pending || index >= text.specs().size()) {
+    throw Error(fmt::format(
+        "checkpoint_rows: parameter {} of the model has no deferred weights to read", index));
+  }
+  return text.read_rows(*impl_->pending, index, begin, count,
+                        architecture_class(config().architecture));
+}
+
+void CausalLM::finish_loading() { impl_->pending.reset(); }
+
 void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
+  impl_->require_weights("CausalLM::to");
   for (const WeightSpec* spec : impl_->specs()) {
     const bool grad = spec->tensor->requires_grad();
     *spec->tensor = spec->tensor->detach().to(device, dtype).requires_grad_(grad);
@@ -376,6 +408,7 @@ void CausalLM::to(at::ScalarType dtype, const at::Device& device) {
 }
 
 void CausalLM::load_weights(const std::string& dir) {
+  impl_->require_weights("load_weights");
   impl_->decoder->weights().copy_from(impl_->open(dir), architecture_class(config().architecture));
   if (impl_->vision) impl_->vision->table().copy_from(CheckpointReader(dir), "the vision tower");
 }
@@ -545,6 +578,7 @@ at::Tensor CausalLM::logits(const at::Tensor& hidden) const {
 
 void CausalLM::save_pretrained(const std::string& dir, at::ScalarType dtype,
                                uint64_t max_shard_bytes) const {
+  impl_->require_weights("save_pretrained");
   std::vector<std::pair<std::string, at::Tensor>> tensors;
   for (const auto& [name, t] : impl_->decoder->weights().hub_tensors()) {
     // With the vision tower: the vision-language layout, the text model under

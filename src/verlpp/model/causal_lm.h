@@ -25,6 +25,14 @@ struct ImageInputs {
   std::vector<std::array<int64_t, 3>> grids;
 };
 
+// How from_pretrained fills the text model's parameters.
+enum class WeightLoading {
+  whole,     // every tensor read and copied to the device
+  deferred,  // the same checks, but the tensors get their shape, dtype and device without storage
+             // (core/tensor_storage.h): a sharded engine reads each rank's rows (checkpoint_rows)
+             // and calls finish_loading(); until then the model refuses to run
+};
+
 class CausalLM {
  public:
   // Reads DIR/config.json and the safetensors weights (single or sharded; experts fused or per
@@ -38,9 +46,12 @@ class CausalLM {
                                   const at::Device& device, bool with_vision = false);
   // The same with `config` in place of DIR/config.json: a config read from elsewhere or with
   // overrides applied (verl's model.hf_config_path and override_config; load_model_config).
+  // `loading` deferred leaves the text model's bytes in the checkpoint (the vision tower is read
+  // whole), so that each rank of a sharded engine reads only its own rows.
   static CausalLM from_pretrained(const ModelConfig& config, const std::string& dir,
                                   at::ScalarType dtype, const at::Device& device,
-                                  bool with_vision = false);
+                                  bool with_vision = false,
+                                  WeightLoading loading = WeightLoading::whole);
   // Random weights as transformers' _init_weights: N(0, std^2) matrices and embeddings, RMSNorm
   // weights 1, biases 0, drawn on `device` from a generator seeded with `seed` (weight_table.h),
   // then cast to `dtype`. A vision-language config (vision_language with vision_config) gets a
@@ -67,6 +78,15 @@ class CausalLM {
   // Calls `hooks` around every forward pass and decoder layer (engine/fsdp's sharded weights);
   // null removes them.
   void set_layer_hooks(std::shared_ptr<LayerHooks> hooks);
+  // Deferred loading: whether the text model's parameters still wait for their bytes; rows
+  // [begin, begin + count) of dim 0 of named_parameters()[index] (a text-model parameter) as the
+  // checkpoint stores them (CPU, the stored dtype; experts for a fused expert tensor); the end of
+  // the loading (the checkpoint is closed, the model runs). checkpoint_rows throws verlpp::Error
+  // when the model has no deferred weights, for another index and for rows outside the tensor.
+  // Every forward, to(), load_weights and save_pretrained throw verlpp::Error while pending.
+  bool weights_pending() const;
+  at::Tensor checkpoint_rows(std::size_t index, int64_t begin, int64_t count) const;
+  void finish_loading();
   // Casts/moves every parameter (gradients are dropped; requires_grad kept).
   void to(at::ScalarType dtype, const at::Device& device);
   // Copies the weights of the checkpoint folder `dir` into this model's parameters (their dtype

@@ -11,6 +11,7 @@
 
 #include "verlpp/core/error.h"
 #include "verlpp/core/generator.h"
+#include "verlpp/core/tensor_storage.h"
 #include "verlpp/model/checkpoint.h"
 
 namespace verlpp::model {
@@ -35,30 +36,45 @@ void check_shape(const CheckpointReader& reader, const std::string& name,
   }
 }
 
-// Expert e's parts stacked: [E, rows, cols] from E x parts tensors of [rows / parts, cols].
-at::Tensor read_per_expert(const CheckpointReader& reader, const WeightSpec& spec,
-                           const std::string& needed_by) {
+// The stored name of each part of expert e, in order, each checked against its share of the
+// fused shape.
+std::vector<std::string> expert_parts(const CheckpointReader& reader, const WeightSpec& spec,
+                                      int64_t expert, const std::string& needed_by) {
   const PerExpertLayout& layout = *spec.per_expert;
-  const int64_t experts = spec.shape[0];
   std::vector<int64_t> part_shape(spec.shape.begin() + 1, spec.shape.end());
   part_shape[0] /= static_cast<int64_t>(layout.parts.size());
+  std::vector<std::string> names;
+  for (const std::string& part : layout.parts) {
+    const std::string name = expert_part_name(layout, expert, part);
+    if (!reader.contains(name)) {
+      throw Error(fmt::format(
+          "checkpoint {} has no tensor '{}' (needed by {}; nor the fused '{}', and config.json "
+          "says {})",
+          reader.dir(), name, needed_by, spec.name, spec.shape_from));
+    }
+    check_shape(reader, name, part_shape, spec.shape_from);
+    names.push_back(name);
+  }
+  return names;
+}
+
+// Experts [begin, begin + count) with their parts stacked: [count, rows, cols] from the
+// per-expert tensors of [rows / parts, cols].
+at::Tensor read_per_expert(const CheckpointReader& reader, const WeightSpec& spec,
+                           const std::string& needed_by, int64_t begin, int64_t count) {
   std::vector<at::Tensor> per_expert;
-  for (int64_t e = 0; e < experts; ++e) {
+  for (int64_t e = begin; e < begin + count; ++e) {
     std::vector<at::Tensor> parts;
-    for (const std::string& part : layout.parts) {
-      const std::string name = expert_part_name(layout, e, part);
-      if (!reader.contains(name)) {
-        throw Error(fmt::format(
-            "checkpoint {} has no tensor '{}' (needed by {}; nor the fused '{}', and config.json "
-            "says {})",
-            reader.dir(), name, needed_by, spec.name, spec.shape_from));
-      }
-      check_shape(reader, name, part_shape, spec.shape_from);
+    for (const std::string& name : expert_parts(reader, spec, e, needed_by)) {
       parts.push_back(reader.tensor(name));
     }
     per_expert.push_back(parts.size() == 1 ? parts[0] : at::cat(parts, 0));
   }
-  return at::stack(per_expert, 0);
+  if (!per_expert.empty()) return at::stack(per_expert, 0);
+  std::vector<int64_t> shape = spec.shape;
+  shape[0] = 0;
+  const std::string first = expert_parts(reader, spec, 0, needed_by).front();
+  return at::empty(shape, at::TensorOptions().dtype(reader.info(first).dtype));
 }
 
 // When `name` is a layer's attention tensor of one kind (linear_attn / self_attn) and the
@@ -83,15 +99,33 @@ std::string layer_type_hint(const CheckpointReader& reader, const std::string& n
   return "";
 }
 
-at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
-                     const std::string& needed_by) {
-  if (reader.contains(spec.name)) {
-    check_shape(reader, spec.name, spec.shape, spec.shape_from);
-    return reader.tensor(spec.name);
-  }
-  if (spec.per_expert) return read_per_expert(reader, spec, needed_by);
+// Where `spec` is stored: its own name, or per expert. Throws verlpp::Error when neither is there.
+void require_stored(const CheckpointReader& reader, const WeightSpec& spec,
+                    const std::string& needed_by) {
+  if (reader.contains(spec.name) || spec.per_expert) return;
   throw Error("checkpoint " + reader.dir() + " has no tensor '" + spec.name + "' (needed by " +
               needed_by + ")" + layer_type_hint(reader, spec.name));
+}
+
+struct RowRange {
+  int64_t begin = 0;
+  int64_t count = 0;
+};
+
+// `spec` as the checkpoint stores it (CPU, the stored dtype; a view of the mapped file where no
+// stacking is needed): rows [begin, begin + count) of dim 0 when `rows` is given (experts, for a
+// fused expert tensor stored per expert), else all of it.
+at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
+                     const std::string& needed_by, std::optional<RowRange> rows = std::nullopt) {
+  require_stored(reader, spec, needed_by);
+  if (!reader.contains(spec.name)) {
+    const RowRange all{0, spec.shape[0]};
+    return read_per_expert(reader, spec, needed_by, rows.value_or(all).begin,
+                           rows.value_or(all).count);
+  }
+  check_shape(reader, spec.name, spec.shape, spec.shape_from);
+  const at::Tensor stored = reader.tensor(spec.name);
+  return rows ? stored.narrow(0, rows->begin, rows->count) : stored;
 }
 
 // Whether the table reads experts of the layer of expert tensor `name`
@@ -161,6 +195,36 @@ void WeightTable::copy_from(const CheckpointReader& reader, const std::string& n
   reject_unknown_experts(reader, specs_);
   c10::AutoGradMode no_grad(false);
   for (const WeightSpec& spec : specs_) spec.tensor->copy_(read_spec(reader, spec, needed_by));
+}
+
+void WeightTable::defer(const CheckpointReader& reader, at::ScalarType dtype,
+                        const at::Device& device, const std::string& needed_by) const {
+  reject_unknown_experts(reader, specs_);
+  for (const WeightSpec& spec : specs_) {
+    require_stored(reader, spec, needed_by);
+    if (reader.contains(spec.name)) {
+      check_shape(reader, spec.name, spec.shape, spec.shape_from);
+      reader.tensor(spec.name);
+    } else {
+      for (int64_t e = 0; e < spec.shape[0]; ++e) {
+        for (const std::string& name : expert_parts(reader, spec, e, needed_by)) {
+          reader.tensor(name);
+        }
+      }
+    }
+    *spec.tensor =
+        empty_without_storage(spec.shape, at::TensorOptions().dtype(dtype).device(device));
+  }
+}
+
+at::Tensor WeightTable::read_rows(const CheckpointReader& reader, std::size_t index, int64_t begin,
+                                  int64_t count, const std::string& needed_by) const {
+  const WeightSpec& spec = specs_.at(index);
+  if (spec.shape.empty() || begin < 0 || count < 0 || begin + count > spec.shape[0]) {
+    throw Error(fmt::format("read_rows: rows [{}, {}) of '{}' of shape {}", begin, begin + count,
+                            spec.name, shape_string(spec.shape)));
+  }
+  return read_spec(reader, spec, needed_by, RowRange{begin, count});
 }
 
 void WeightTable::init(uint64_t seed, double std, at::ScalarType dtype,

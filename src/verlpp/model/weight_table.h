@@ -56,6 +56,17 @@ class WeightTable {
   // config does not have. `needed_by` (the architecture class) ends the missing-tensor message.
   void load(const CheckpointReader& reader, at::ScalarType dtype, const at::Device& device,
             const std::string& needed_by) const;
+  // Deferred loading: the checks of load (reading nothing but the checkpoint's headers), then
+  // every tensor made with its shape, `dtype` and `device` but no storage
+  // (core/tensor_storage.h), for a sharded engine to fill from read_rows.
+  void defer(const CheckpointReader& reader, at::ScalarType dtype, const at::Device& device,
+             const std::string& needed_by) const;
+  // Rows [begin, begin + count) of dim 0 of specs()[index] as `reader` stores them (CPU, the
+  // stored dtype; for a fused expert tensor stored per expert, experts begin.. stacked; only
+  // those rows' bytes of the file are touched). Throws verlpp::Error as load does, and for rows
+  // outside the tensor.
+  at::Tensor read_rows(const CheckpointReader& reader, std::size_t index, int64_t begin,
+                       int64_t count, const std::string& needed_by) const;
   // As load, but copies into the existing tensors (their dtype and device; no autograd).
   void copy_from(const CheckpointReader& reader, const std::string& needed_by) const;
   // Random init as transformers' _init_weights: N(0, std^2) for `normal`, ones, zeros, drawn in

@@ -15,11 +15,15 @@ namespace verlpp::trainer {
 
 // `model_config` is the section's config as config::load_hf_model_config read it (the caller
 // reads it once for all its uses), `section` the section's dotted path; with_vision as
-// CausalLM::from_pretrained. Throws verlpp::Error naming SECTION.path for weights that cannot be
-// read (bt13: verl's default critic path, a folder on verl's machines, failed as "model config:
-// no such file" without the key).
+// CausalLM::from_pretrained, `loading` as weight_loading below. Throws verlpp::Error naming
+// SECTION.path for weights that cannot be read (bt13: verl's default critic path, a folder on
+// verl's machines, failed as "model config: no such file" without the key).
 model::CausalLM load_hf_model(const model::ModelConfig& model_config,
                               const config::ModelConfig& model, const std::string& section,
-                              at::ScalarType dtype, const at::Device& device, bool with_vision);
+                              at::ScalarType dtype, const at::Device& device, bool with_vision,
+                              model::WeightLoading loading = model::WeightLoading::whole);
+
+// Deferred for a model that its engine shards (each rank reads only its own rows), else whole.
+model::WeightLoading weight_loading(bool sharded);
 
 }  // namespace verlpp::trainer

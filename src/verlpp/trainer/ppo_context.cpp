@@ -128,8 +128,14 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
   // optimizer leaves it as it is, and the saved checkpoint still has it (nothing lost).
   const bool vision = ctx.train_data->has_images() || (ctx.val_data && ctx.val_data->has_images());
   const bool keep_tower = model::has_vision_tower(model_config);
+  const config::ShardingConfig actor_sharding = engine_sharding(c.actor.engine);
+  engine::ActorSettings actor = actor_settings(c);
+  actor.dp = ctx.world;
+  actor.sharding =
+      sharding_settings(actor_sharding, ctx.world.size(), "actor_rollout_ref.actor.fsdp_config");
   model::CausalLM policy =
-      load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device, vision || keep_tower);
+      load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device, vision || keep_tower,
+                    weight_loading(actor.sharding.has_value()));
   model::apply_batch_invariant_setting(policy);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
@@ -138,11 +144,6 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
     ctx.teachers = std::make_unique<Teachers>(c, policy.config().vocab_size, images, ctx.device,
                                               env, ctx.world);
   }
-  engine::ActorSettings actor = actor_settings(c);
-  actor.dp = ctx.world;
-  const config::ShardingConfig actor_sharding = engine_sharding(c.actor.engine);
-  actor.sharding =
-      sharding_settings(actor_sharding, ctx.world.size(), "actor_rollout_ref.actor.fsdp_config");
   engine::AdamWConfig actor_optim = adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim");
   actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
   ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
@@ -151,21 +152,22 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
     engine::ScorerSettings ref{actor.forward, ref_micro_batching(c),
                                sharding_settings(engine_sharding(c.ref.engine), ctx.world.size(),
                                                  "actor_rollout_ref.ref.fsdp_config")};
-    ctx.ref = std::make_unique<engine::Scorer>(
-        "ref", load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device, vision),
-        std::move(ref), ctx.world);
+    model::CausalLM reference = load_hf_model(model_config, c.model, kActorModel, dtype, ctx.device,
+                                              vision, weight_loading(ref.sharding.has_value()));
+    ctx.ref =
+        std::make_unique<engine::Scorer>("ref", std::move(reference), std::move(ref), ctx.world);
   }
   if (config::need_critic(c)) {
-    model::CausalLM trunk =
-        load_hf_model(config::load_hf_model_config(c.critic.model, "critic.model"), c.critic.model,
-                      "critic.model", dtype, ctx.device, vision);
-    trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
-    engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
-                                                     kValueHeadSeed, dtype, ctx.device);
     engine::CriticSettings critic = critic_settings(c);
     critic.dp = ctx.world;
     const config::ShardingConfig critic_sharding = engine_sharding(c.critic.engine);
     critic.sharding = sharding_settings(critic_sharding, ctx.world.size(), "critic.fsdp");
+    model::CausalLM trunk = load_hf_model(
+        config::load_hf_model_config(c.critic.model, "critic.model"), c.critic.model,
+        "critic.model", dtype, ctx.device, vision, weight_loading(critic.sharding.has_value()));
+    trunk.set_gradient_checkpointing(c.critic.model.enable_gradient_checkpointing);
+    engine::ValueHead head = engine::init_value_head(trunk.config().hidden_size, kValueHeadStd,
+                                                     kValueHeadSeed, dtype, ctx.device);
     engine::AdamWConfig critic_optim = adamw_config(c.critic.optim, "critic.optim");
     critic_optim.optimizer_offload = critic_sharding.optimizer_offload;
     ctx.critic =

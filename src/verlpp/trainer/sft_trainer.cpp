@@ -250,19 +250,22 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   loader_config.seed = config.trainer.seed;
   data::StatefulDataLoader loader(train.size(), loader_config);
   const model::ModelConfig model_config = config::load_hf_model_config(config.model, "model");
-  Run run{config,
-          placement.world,
-          device,
-          tokenizer_dir,
-          std::move(tok),
-          load_hf_model(model_config, config.model, "model", dtype, device,
-                        model::has_vision_tower(model_config)),
-          std::move(train),
-          std::nullopt,
-          std::move(loader),
-          0,
-          0,
-          {}};
+  const std::optional<engine::fsdp::FsdpSettings> sharding =
+      sharding_settings(config.engine_sharding, placement.world.size(), "engine");
+  Run run{
+      config,
+      placement.world,
+      device,
+      tokenizer_dir,
+      std::move(tok),
+      load_hf_model(model_config, config.model, "model", dtype, device,
+                    model::has_vision_tower(model_config), weight_loading(sharding.has_value())),
+      std::move(train),
+      std::nullopt,
+      std::move(loader),
+      0,
+      0,
+      {}};
   if (!config.data.val_files.empty()) {
     run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
                     run.tokenizer);
@@ -275,9 +278,8 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   model::apply_batch_invariant_setting(run.model);
   engine::AdamWConfig optim = adamw_config(config.optim, "optim");
   optim.optimizer_offload = config.engine_sharding.optimizer_offload;
-  run.state = engine::make_training_state(
-      "sft", run.model, {}, {}, optim, run.total_steps, run.world,
-      sharding_settings(config.engine_sharding, run.world.size(), "engine"));
+  run.state = engine::make_training_state("sft", run.model, {}, {}, optim, run.total_steps,
+                                          run.world, sharding);
 
   SftRunSummary summary;
   summary.last_step = run.resume();

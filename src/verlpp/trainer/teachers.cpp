@@ -15,6 +15,7 @@
 #include "verlpp/core/error.h"
 #include "verlpp/core/log.h"
 #include "verlpp/trainer/data_parallel.h"
+#include "verlpp/trainer/hf_model_loader.h"
 
 namespace verlpp::trainer {
 namespace {
@@ -59,7 +60,7 @@ void check_teacher_vision(const std::string& section, const std::filesystem::pat
 
 model::CausalLM load_teacher(const std::string& section, const config::TeacherModelConfig& t,
                              const at::Device& device, std::int64_t student_vocab,
-                             const model::VisionConfig* images) {
+                             const model::VisionConfig* images, model::WeightLoading loading) {
   if (!t.model_path) throw Error(section + ".model_path: the teacher model path is not set");
   const std::filesystem::path path = config::expand_home(*t.model_path);
   if (!std::filesystem::exists(path / "config.json")) {
@@ -71,7 +72,8 @@ model::CausalLM load_teacher(const std::string& section, const config::TeacherMo
   const at::ScalarType dtype = device.is_cuda() ? inference_dtype : at::kFloat;
   if (images != nullptr) check_teacher_vision(section, path, *images);
   model::CausalLM teacher =
-      model::CausalLM::from_pretrained(path.string(), dtype, device, images != nullptr);
+      model::CausalLM::from_pretrained(model::load_model_config(path.string()), path.string(),
+                                       dtype, device, images != nullptr, loading);
   const std::int64_t vocab = teacher.config().vocab_size;
   if (vocab != student_vocab) {
     throw Error(fmt::format(
@@ -140,7 +142,8 @@ Teachers::Teachers(const config::Config& config, std::int64_t student_vocab,
     if (!keyed_ && device == student && world.size() > 1) {
       settings.sharding = engine::fsdp::FsdpSettings{};
     }
-    model::CausalLM teacher = load_teacher(section, t, device, student_vocab, images);
+    model::CausalLM teacher = load_teacher(section, t, device, student_vocab, images,
+                                           weight_loading(settings.sharding.has_value()));
     log_note(fmt::format("distillation: teacher {} ({}, {}) on {}{} in {}", name, *t.model_path,
                          model::model_type(teacher.config().architecture), device.str(),
                          device == student ? " (colocated with the student)" : "",

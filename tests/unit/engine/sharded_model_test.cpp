@@ -233,5 +233,56 @@ TEST_F(ShardedActor, OptimizerStateReshardsAcrossWorldSizes) {
   fs::remove_all(dir, error);
 }
 
+// A checkpoint loaded with deferred weights (each rank reads only its rows) shards to exactly the
+// shards of a whole load on every rank (3 ranks: uneven rows, and a rank with no expert rows;
+// experts stored per expert, as save_pretrained writes them), its frozen lm_head is read whole,
+// and an actor on it trains to the same weights.
+TEST_F(ShardedActor, DeferredLoadingShardsAsAWholeLoad) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("verlpp_deferred_load_" + std::to_string(getpid()));
+  testing::tiny_moe_model().save_pretrained(dir.string(), at::kFloat);
+  const auto load = [&](model::WeightLoading loading) {
+    return model::CausalLM::from_pretrained(model::load_model_config(dir.string()), dir.string(),
+                                            at::kFloat, at::Device(at::kCPU), false, loading);
+  };
+  dist::test_ranks::run_ranks(3, [&](const Communicator& comm) {
+    model::CausalLM whole = load(model::WeightLoading::whole);
+    model::CausalLM deferred = load(model::WeightLoading::deferred);
+    const std::vector<std::string> frozen{"lm_head.weight"};
+    const auto a = fsdp::ShardedModel::shard(whole, {}, frozen, comm, {});
+    const auto b = fsdp::ShardedModel::shard(deferred, {}, frozen, comm, {});
+    EXPECT_FALSE(deferred.weights_pending());
+    const std::vector<at::Tensor> expected = a->shards(), got = b->shards();
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(at::equal(got[i], expected[i])) << "shard " << i << " on rank " << comm.rank();
+    }
+    a->gather_all();
+    b->gather_all();
+    EXPECT_EQ(testing::max_param_diff(whole, deferred), 0.0);
+    a->reshard();
+    b->reshard();
+
+    ActorSettings s = settings({});
+    s.dp = comm;
+    s.sharding = fsdp::FsdpSettings{};
+    Actor from_whole(load(model::WeightLoading::whole), s, adamw(), 10);
+    Actor from_deferred(load(model::WeightLoading::deferred), s, adamw(), 10);
+    data::Batch mine = testing::tiny_batch().select({2 * comm.rank(), 2 * comm.rank() + 1});
+    mine.set_tensor("old_log_probs", from_whole.compute_log_prob(mine, false).log_probs);
+    const algo::Metrics m = from_whole.update_policy(mine);
+    EXPECT_EQ(from_deferred.update_policy(mine).at("actor/grad_norm"), m.at("actor/grad_norm"));
+    from_whole.gather_weights();
+    from_deferred.gather_weights();
+    EXPECT_EQ(testing::max_param_diff(from_whole.model(), from_deferred.model()), 0.0);
+    EXPECT_GT(testing::max_param_diff(from_whole.model(), load(model::WeightLoading::whole)), 1e-4)
+        << "no update";
+    from_whole.release_weights();
+    from_deferred.release_weights();
+  });
+  std::error_code error;
+  fs::remove_all(dir, error);
+}
+
 }  // namespace
 }  // namespace verlpp::engine

@@ -2,35 +2,19 @@
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
-#include <c10/core/StorageImpl.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "verlpp/core/error.h"
+#include "verlpp/core/tensor_storage.h"
 #include "verlpp/engine/fsdp/shard_rows.h"
 
 namespace verlpp::engine::fsdp {
 namespace {
-
-// The full tensor's storage, released and re-allocated in place (its TensorImpl, which autograd
-// may have saved, stays the same).
-void release_storage(const at::Tensor& full) {
-  c10::StorageImpl* storage = full.storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(at::DataPtr(nullptr, full.device()));
-  storage->set_nbytes(0);
-}
-
-void allocate_storage(const at::Tensor& full) {
-  at::Tensor fresh = at::empty({full.numel()}, full.options().requires_grad(false));
-  at::DataPtr data =
-      fresh.storage().unsafeGetStorageImpl()->set_data_ptr(at::DataPtr(nullptr, full.device()));
-  c10::StorageImpl* storage = full.storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(std::move(data));
-  storage->set_nbytes(static_cast<size_t>(full.numel()) * full.element_size());
-}
 
 // A second tensor on the full tensor's storage: writing through it does not bump the
 // parameter's version counter (the parameter's values are restored, not modified).
@@ -159,10 +143,30 @@ struct ShardedModel::Impl {
 
 namespace {
 
-Param make_param(const std::string& name, const at::Tensor& full, const dist::Communicator& group,
-                 const FsdpSettings& settings) {
+// Rows [begin, begin + count) of a tensor's dim 0, in any dtype, on any device.
+using RowSource = std::function<at::Tensor(std::int64_t begin, std::int64_t count)>;
+
+RowSource own_rows(const at::Tensor& full) {
+  return [full](std::int64_t begin, std::int64_t count) {
+    return full.detach().narrow(0, begin, count);
+  };
+}
+
+// Parameter `index` of `model`: its own rows, or (deferred loading: it has no storage yet) the
+// checkpoint's.
+RowSource rows_of(const model::CausalLM& model, std::size_t index, const at::Tensor& full) {
+  if (has_storage(full)) return own_rows(full);
+  return [&model, index](std::int64_t begin, std::int64_t count) {
+    return model.checkpoint_rows(index, begin, count);
+  };
+}
+
+Param make_param(const std::string& name, const at::Tensor& full, const RowSource& source,
+                 const dist::Communicator& group, const FsdpSettings& settings) {
+  const std::size_t bytes = static_cast<size_t>(full.numel()) * full.element_size();
+  const std::size_t held = full.storage().nbytes();
   if (full.dim() == 0 || !full.is_contiguous() || full.storage_offset() != 0 ||
-      full.storage().nbytes() != static_cast<size_t>(full.numel()) * full.element_size()) {
+      (held != bytes && held != 0)) {
     throw Error("fsdp: parameter " + name +
                 " must be a contiguous tensor of at least one dimension with storage of its own");
   }
@@ -177,9 +181,17 @@ Param make_param(const std::string& name, const at::Tensor& full, const dist::Co
   p.shard = at::zeros(shard_shape, full.options().device(home).requires_grad(false));
   if (p.rows.valid > 0) {
     c10::AutoGradMode no_grad(false);
-    p.shard.narrow(0, 0, p.rows.valid).copy_(full.detach().narrow(0, p.rows.begin, p.rows.valid));
+    p.shard.narrow(0, 0, p.rows.valid).copy_(source(p.rows.begin, p.rows.valid));
   }
   return p;
+}
+
+// A parameter left whole (frozen) of a deferred model gets its bytes from the checkpoint.
+void load_whole(const at::Tensor& full, const RowSource& source) {
+  if (has_storage(full)) return;
+  allocate_storage(full);
+  c10::AutoGradMode no_grad(false);
+  storage_alias(full).copy_(source(0, full.size(0)));
 }
 
 // The shard and replica groups of `world` under hybrid sharding (verl's (ddp, fsdp) mesh: shard
@@ -218,13 +230,19 @@ std::shared_ptr<ShardedModel> ShardedModel::shard(
   const auto named = model.named_parameters();
   const auto layers = model.parameter_layers();
   for (std::size_t i = 0; i < named.size(); ++i) {
-    if (std::find(frozen.begin(), frozen.end(), named[i].first) != frozen.end()) continue;
+    const auto& [name, full] = named[i];
+    const RowSource source = rows_of(model, i, full);
+    if (std::find(frozen.begin(), frozen.end(), name) != frozen.end()) {
+      load_whole(full, source);
+      continue;
+    }
     impl->units[static_cast<std::size_t>(layers[i] + 1)].params.push_back(impl->params.size());
-    impl->params.push_back(make_param(named[i].first, named[i].second, impl->group, settings));
+    impl->params.push_back(make_param(name, full, source, impl->group, settings));
   }
+  model.finish_loading();
   for (const auto& [name, tensor] : extra_root) {
     impl->units[0].params.push_back(impl->params.size());
-    impl->params.push_back(make_param(name, tensor, impl->group, settings));
+    impl->params.push_back(make_param(name, tensor, own_rows(tensor), impl->group, settings));
   }
   for (Unit& unit : impl->units) {
     unit.gathered = true;

@@ -65,8 +65,11 @@ class ShardedModel : public model::LayerHooks {
   // `extra_root` (tensors outside the model that belong to the root unit) over `group` (or over
   // this rank's shard group of it, settings.fsdp_size), keeping this rank's shard, and installs
   // itself as the model's hooks. Every rank of `group` calls it together. Every tensor must be
-  // contiguous with storage of its own. Throws verlpp::Error otherwise, and when fsdp_size does
-  // not divide the group's size.
+  // contiguous with storage of its own. A model loaded with WeightLoading::deferred
+  // (model/causal_lm.h) has its rows read from the checkpoint instead: each rank reads only its
+  // shard's rows (and the frozen tensors whole), so no rank ever holds the whole model; shard ends
+  // its loading. Throws verlpp::Error otherwise, and when fsdp_size does not divide the group's
+  // size.
   static std::shared_ptr<ShardedModel> shard(
       model::CausalLM& model, const std::vector<std::pair<std::string, at::Tensor>>& extra_root,
       const std::vector<std::string>& frozen, dist::Communicator group, FsdpSettings settings);
