@@ -244,6 +244,10 @@ bad "missing teacher" "$T.model_path: $work/nope is not a model folder (no confi
   $T.model_path="$work/nope"
 bad "teacher vocabulary" "the teacher's vocabulary has 1000 tokens but the student's has 151936" \
   $T.model_path="$work/small_vocab"
+mkdir -p "$work/no_weights" && cp "$work/teacher/config.json" "$work/no_weights/"
+bad "teacher without weights" \
+  "$T.model_path=$work/no_weights: checkpoint $work/no_weights: neither model.safetensors nor model.safetensors.index.json found" \
+  $T.model_path="$work/no_weights"
 bad "topk above the vocabulary" "distillation.distillation_loss.topk: 200000 must be between 1 and the vocabulary size 151936" \
   distillation.distillation_loss.loss_mode=forward_kl_topk distillation.distillation_loss.topk=200000
 bad "unknown loss_mode" "distillation.distillation_loss.loss_mode" distillation.distillation_loss.loss_mode=k9

@@ -139,14 +139,17 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
   model::apply_batch_invariant_setting(policy);
   policy.set_gradient_checkpointing(c.model.enable_gradient_checkpointing);
   ctx.shape = decoder_shape(policy.config());
+  engine::AdamWConfig actor_optim = adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim");
+  actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
+  // The actor shards (and so reads) its deferred weights at once: the checkpoint stays mapped
+  // only as long as a whole load reads it (bt17: a file cut short while the teachers loaded in
+  // between ended the run with SIGBUS).
+  ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (c.distillation.enabled) {
     const model::VisionConfig* images = vision ? &*policy.config().vision : nullptr;
     ctx.teachers = std::make_unique<Teachers>(c, policy.config().vocab_size, images, ctx.device,
                                               env, ctx.world);
   }
-  engine::AdamWConfig actor_optim = adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim");
-  actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
-  ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (config::need_reference_policy(c)) {
     // Sharded as the actor is, with the ref's own fsdp_config (verl wraps the ref in FSDP too).
     engine::ScorerSettings ref{actor.forward, ref_micro_batching(c),

@@ -249,6 +249,15 @@ SftRunSummary run_sft(const config::SftConfig& config) {
   loader_config.batch_size = config.data.train_batch_size;
   loader_config.seed = config.trainer.seed;
   data::StatefulDataLoader loader(train.size(), loader_config);
+  std::optional<data::SftDataset> val;
+  if (!config.data.val_files.empty()) {
+    val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
+                tok);
+    warn_unlearnable(*val, "data.val_files");
+  }
+  // The model last, just before its training state: a sharded model reads its deferred weights
+  // there, so its checkpoint stays mapped only as long as a whole load reads it (bt17: a file cut
+  // short while the validation data was tokenized in between ended the run with SIGBUS).
   const model::ModelConfig model_config = config::load_hf_model_config(config.model, "model");
   const std::optional<engine::fsdp::FsdpSettings> sharding =
       sharding_settings(config.engine_sharding, placement.world.size(), "engine");
@@ -261,16 +270,11 @@ SftRunSummary run_sft(const config::SftConfig& config) {
       load_hf_model(model_config, config.model, "model", dtype, device,
                     model::has_vision_tower(model_config), weight_loading(sharding.has_value())),
       std::move(train),
-      std::nullopt,
+      std::move(val),
       std::move(loader),
       0,
       0,
       {}};
-  if (!config.data.val_files.empty()) {
-    run.val.emplace(dataset_config(config.data, config.data.val_files, config.data.val_max_samples),
-                    run.tokenizer);
-    warn_unlearnable(*run.val, "data.val_files");
-  }
   const std::int64_t epoch_steps = run.loader.batches_per_epoch() * config.trainer.total_epochs;
   run.total_steps = config.trainer.total_training_steps.value_or(epoch_steps);
   run.last_step = std::min(run.total_steps, epoch_steps);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "verlpp/algo/distillation.h"
@@ -71,17 +72,22 @@ model::CausalLM load_teacher(const std::string& section, const config::TeacherMo
       t.inference.dtype.empty() ? "bfloat16" : t.inference.dtype, section + ".inference.dtype");
   const at::ScalarType dtype = device.is_cuda() ? inference_dtype : at::kFloat;
   if (images != nullptr) check_teacher_vision(section, path, *images);
-  model::CausalLM teacher =
-      model::CausalLM::from_pretrained(model::load_model_config(path.string()), path.string(),
-                                       dtype, device, images != nullptr, loading);
-  const std::int64_t vocab = teacher.config().vocab_size;
+  std::optional<model::CausalLM> teacher;
+  try {
+    teacher.emplace(model::CausalLM::from_pretrained(model::load_model_config(path.string()),
+                                                     path.string(), dtype, device,
+                                                     images != nullptr, loading));
+  } catch (const Error& e) {  // bt17: a checkpoint error did not name the teacher's key
+    throw Error(fmt::format("{}.model_path={}: {}", section, path.string(), e.what()));
+  }
+  const std::int64_t vocab = teacher->config().vocab_size;
   if (vocab != student_vocab) {
     throw Error(fmt::format(
         "{}.model_path: the teacher's vocabulary has {} tokens but the student's has {}; "
         "distillation compares their log-probs token by token, so they must share a tokenizer",
         section, vocab, student_vocab));
   }
-  return teacher;
+  return std::move(*teacher);
 }
 
 // `out`[name] rows `rows` = values (allocating batch_rows rows of `fill` at first use).
