@@ -261,4 +261,24 @@ stopped=$(sed -n 's/.*sft: stopped by signal 15 after step \([0-9]*\) (checkpoin
   fail "sft saved no checkpoint of step $stopped after SIGTERM: $(ls "$work/sig" 2>&1)"
 grep -qF "verlpp sft: stopped by a signal at step $stopped, train/loss" "$work/sig.log" ||
   fail "sft's last line does not say it was stopped: $(tail -1 "$work/sig.log")"
+# SIGTERM during a long validation pass (bt17 N3: ranks went on validating 200,000 rows for minutes):
+# the pass stops between micro-batches, the step is logged without val/loss and saved, exit 143.
+python3 -c "
+for i in range(60000): print('{\"prompt\": \"%d+%d=\", \"response\": \"%d\"}' % (i % 50, i % 50, i % 50 * 2))
+" > "$work/long_val.jsonl"
+"$VERLPP" sft "${sft[@]}" data.val_files="$work/long_val.jsonl" data.micro_batch_size_per_gpu=1 \
+  trainer.default_local_dir="$work/sigval" trainer.save_freq=-1 trainer.test_freq=2 \
+  trainer.total_training_steps=4 > "$work/sigval.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q "^step:1 - " "$work/sigval.log" && break; sleep 0.1; done
+kill -TERM "$pid"
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+[ "$rc" -eq 143 ] || fail "sft after SIGTERM in validation: exit $rc: $(tail -3 "$work/sigval.log")"
+grep -qF "sft: validation of step 2 left unfinished by a stop signal" "$work/sigval.log" &&
+  grep -qF "sft: stopped by signal 15 after step 2 (checkpoint saved)" "$work/sigval.log" ||
+  fail "SIGTERM did not stop sft's validation of step 2: $(tail -4 "$work/sigval.log")"
+grep -q "^step:2 - .*val/loss" "$work/sigval.log" && fail "an unfinished validation logged val/loss"
+[ -f "$work/sigval/global_step_2/actor/huggingface/model.safetensors" ] ||
+  fail "sft saved no checkpoint of step 2 after SIGTERM in validation: $(ls "$work/sigval" 2>&1)"
 exit $((failures > 0))

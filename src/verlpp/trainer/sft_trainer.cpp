@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -175,20 +176,27 @@ struct Run {
 
   // The ranks' shares of the validation set may differ in size: a sharded model is gathered whole
   // for it, so that no rank waits for another's per-layer collectives.
-  double validation_loss() const {
+  // The loss over the validation rows; none when a rank received a stop signal during the pass (a
+  // rank stops between micro-batches, which need no collective once the weights are gathered).
+  std::optional<double> validation_loss(const StopRequest& stop) const {
     c10::AutoGradMode no_grad(false);
     Batch all;
     for (std::int64_t i = 0; i < val->size(); ++i) all.push_back(&val->example(i));
     const auto tokens = static_cast<double>(count_learned(all));
     if (state.sharded) state.sharded->gather_all();
     double loss = 0;
+    bool stopped = false;
     for (const Batch& micro :
          micro_batches(rank_share(all, world, false), config.data, dist::Communicator())) {
+      if ((stopped = stop.requested())) break;
       if (count_learned(micro) == 0) continue;
       loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
     }
     if (state.sharded) state.sharded->reshard();
-    return world.all_reduce(loss, dist::ReduceOp::sum);
+    const std::vector<double> totals =
+        world.all_reduce({loss, stopped ? 1.0 : 0.0}, dist::ReduceOp::sum);
+    if (totals[1] > 0) return std::nullopt;
+    return totals[0];
   }
 
   fs::path save(std::int64_t step) {
@@ -322,8 +330,12 @@ SftRunSummary run_sft(const config::SftConfig& config) {
     const bool last = step == run.last_step;
     const auto due = [&](std::int64_t freq) { return freq > 0 && (last || step % freq == 0); };
     if (run.val && (due(config.trainer.test_freq) || last)) {
-      metrics["val/loss"] = run.validation_loss();
-      summary.last_val_loss = metrics["val/loss"];
+      if (const std::optional<double> loss = run.validation_loss(stop)) {
+        metrics["val/loss"] = *loss;
+        summary.last_val_loss = *loss;
+      } else {
+        log_note(fmt::format("sft: validation of step {} left unfinished by a stop signal", step));
+      }
     }
     const int signal = stop.agreed_signal(run.world);
     if (due(config.trainer.save_freq) || last || signal != 0) {
