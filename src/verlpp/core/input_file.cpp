@@ -15,6 +15,12 @@ void require_regular_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
   if (status.type() == std::filesystem::file_type::not_found) {
+    std::error_code link_ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(path, link_ec);
+    if (!link_ec) {
+      throw Error(
+          fmt::format("{}: {}: a link to {}, which does not exist", path, what, target.string()));
+    }
     throw Error(fmt::format("{}: {}: no such file", path, what));
   }
   if (ec) throw Error(fmt::format("{}: {}: {}", path, what, ec.message()));

@@ -8,7 +8,7 @@
 namespace verlpp {
 
 // Throws verlpp::Error "PATH: WHAT ..." unless `path` names a regular file (links followed):
-// "no such file", "is a folder, not a file", "is not a regular file (a device, pipe or socket)",
+// "no such file", "a link to TARGET, which does not exist", "is a folder, not a file", "is not a regular file (a device, pipe or socket)",
 // or the file system's own error text.
 void require_regular_file(const std::string& path, const std::string& what);
 

@@ -199,15 +199,14 @@ struct Optimizer::Impl {
         throw Error("optimizer state " + file.path() + " has no tensor '" + key +
                     "' (saved for a model with fewer parameters?)");
       }
-      const at::Tensor saved = file.tensor(key);
       std::vector<std::int64_t> expected = shape;
       expected[0] = theirs.capacity;
-      if (!saved.sizes().equals(expected)) {
+      if (file.info(key).shape != expected) {
         throw Error("optimizer state " + file.path() + ": parameter " + std::to_string(i) +
                     " has a different shape than the model's");
       }
       into.narrow(0, begin - mine.begin, end - begin)
-          .copy_(saved.narrow(0, begin - theirs.begin, end - begin));
+          .copy_(file.rows(key, begin - theirs.begin, end - begin));
     }
   }
 };

@@ -56,6 +56,12 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
     return;
   }
   if (!has_single) {
+    // A dangling link under either name is named as such (transformers, too, looks past it).
+    for (const fs::path& path : {single, index_path}) {
+      if (fs::is_symlink(fs::symlink_status(path, ec))) {
+        require_regular_file(path.string(), "model weights");
+      }
+    }
     throw Error("checkpoint " + dir + ": neither " + kSingle + " nor " + kIndex + " found");
   }
   require_regular_file(single.string(), "model weights");
@@ -86,6 +92,18 @@ at::Tensor CheckpointReader::tensor(const std::string& name) const {
   at::Tensor t = files_[at.file]->tensor(at.stored);
   read_.insert(name);
   return t;
+}
+
+at::Tensor CheckpointReader::rows(const std::string& name, int64_t begin, int64_t count) const {
+  const Location& at = location(name);
+  at::Tensor t = files_[at.file]->rows(at.stored, begin, count);
+  read_.insert(name);
+  return t;
+}
+
+void CheckpointReader::mark_read(const std::string& name) const {
+  location(name);
+  read_.insert(name);
 }
 
 std::vector<std::string> CheckpointReader::unread() const {

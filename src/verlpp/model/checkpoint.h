@@ -20,8 +20,9 @@ namespace verlpp::model {
 class CheckpointReader {
  public:
   // Opens `dir`: model.safetensors when present, else model.safetensors.index.json (every shard
-  // it names is mapped), the order transformers' from_pretrained looks in. Throws verlpp::Error naming the directory when neither exists, and
-  // naming the index when it is malformed or names a missing file or a tensor its shard lacks.
+  // it names is opened), the order transformers' from_pretrained looks in. Throws verlpp::Error
+  // naming the directory when neither exists, and naming the index when it is malformed or names a
+  // missing file or a tensor its shard lacks.
   explicit CheckpointReader(const std::string& dir);
 
   const std::string& dir() const { return dir_; }
@@ -29,9 +30,16 @@ class CheckpointReader {
   bool contains(const std::string& name) const { return where_.count(name) != 0; }
   // Throw verlpp::Error "checkpoint DIR has no tensor 'NAME'" when absent.
   const TensorInfo& info(const std::string& name) const;
-  at::Tensor tensor(const std::string& name) const;  // CPU, the stored dtype (see SafetensorsFile)
-  // The names (sorted) that no tensor() call has read so far: after a model is loaded, the
-  // checkpoint's tensors the model has no place for (transformers' "unexpected keys").
+  // The whole tensor or rows [begin, begin + count) of its dim 0: CPU tensors of the stored dtype
+  // that own their bytes (errors as SafetensorsFile's).
+  at::Tensor tensor(const std::string& name) const;
+  at::Tensor rows(const std::string& name, int64_t begin, int64_t count) const;
+  // Counts `name` as read without reading it: a deferred load checks its tensors now and reads
+  // their rows later.
+  void mark_read(const std::string& name) const;
+  // The names (sorted) that no tensor(), rows() or mark_read() call has named so far: after a model
+  // is loaded, the checkpoint's tensors the model has no place for (transformers' "unexpected
+  // keys").
   std::vector<std::string> unread() const;
 
   // A key mapping as transformers' conversion rules apply one (e.g. qwen3_5_text's PrefixChange):

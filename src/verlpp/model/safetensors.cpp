@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,46 +101,66 @@ void require_contiguous(const std::map<std::string, TensorInfo>& infos, const st
 
 }  // namespace
 
-struct SafetensorsFile::Mapping {
-  void* address = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (address != nullptr && address != MAP_FAILED) munmap(address, size);
+struct SafetensorsFile::Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
   }
 };
 
+namespace {
+
+// Reads `size` bytes at `offset` into `into`; throws verlpp::Error naming `what` when the file ends
+// first or the read fails.
+void read_exactly(int fd, void* into, uint64_t size, uint64_t offset, const std::string& what) {
+  auto* out = static_cast<char*>(into);
+  uint64_t done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(fmt::format("{}: read failed ({})", what, std::strerror(errno)));
+    if (got == 0) {
+      throw Error(
+          fmt::format("{}: the file ends at byte {}, before bytes [{}, {}) (shortened since "
+                      "it was opened?)",
+                      what, offset + done, offset, offset + size));
+    }
+    done += static_cast<uint64_t>(got);
+  }
+}
+
+}  // namespace
+
 SafetensorsFile::SafetensorsFile(const std::string& path)
-    : path_(path), mapping_(std::make_shared<Mapping>()) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw Error(path + ": cannot open safetensors file (" + std::strerror(errno) + ")");
+    : path_(path), file_(std::make_shared<Descriptor>()) {
+  file_->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (file_->fd < 0) {
+    throw Error(path + ": cannot open safetensors file (" + std::strerror(errno) + ")");
+  }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || st.st_size < 8) {
-    ::close(fd);
+  if (fstat(file_->fd, &st) != 0 || st.st_size < 8) {
     throw Error(path + ": not a safetensors file (shorter than its 8-byte header length)");
   }
-  mapping_->size = static_cast<size_t>(st.st_size);
-  mapping_->address =
-      mmap(nullptr, mapping_->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, /*offset=*/0);
-  ::close(fd);
-  if (mapping_->address == MAP_FAILED) {
-    throw Error(path + ": cannot map the file (" + std::strerror(errno) + ")");
-  }
-  const auto* bytes = static_cast<const uint8_t*>(mapping_->address);
+  const auto file_size = static_cast<uint64_t>(st.st_size);
+  uint8_t length[8];
+  read_exactly(file_->fd, length, 8, 0, path);
   uint64_t header_size = 0;
-  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | bytes[i];
-  if (header_size > mapping_->size - 8) {
-    throw Error(fmt::format("{}: header length {} exceeds the file size {}", path, header_size,
-                            mapping_->size));
+  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | length[i];
+  if (header_size > file_size - 8) {
+    throw Error(
+        fmt::format("{}: header length {} exceeds the file size {}", path, header_size, file_size));
   }
+  std::string text(header_size, '\0');
+  read_exactly(file_->fd, text.data(), header_size, 8, path);
   nlohmann::json header;
   try {
-    header = parse_json<nlohmann::json>(bytes + 8, bytes + 8 + header_size);
+    header = parse_json<nlohmann::json>(text.data(), text.data() + text.size());
   } catch (const nlohmann::json::exception& e) {
     throw Error(path + ": header is not valid JSON (" + json_error_text(e.what()) + ")");
   }
   if (!header.is_object()) throw Error(path + ": header is not a JSON object");
-  data_ = bytes + 8 + header_size;
-  const uint64_t data_size = mapping_->size - 8 - header_size;
+  data_offset_ = 8 + header_size;
+  const uint64_t data_size = file_size - data_offset_;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       if (!entry.is_object()) throw Error(path + ": __metadata__ is not an object");
@@ -168,18 +187,29 @@ const TensorInfo& SafetensorsFile::info(const std::string& name) const {
   return it->second;
 }
 
+at::Tensor SafetensorsFile::read(const std::string& name, const TensorInfo& info,
+                                 std::vector<int64_t> shape, uint64_t first_byte) const {
+  at::Tensor out = at::empty(shape, at::TensorOptions().dtype(info.dtype).device(at::kCPU));
+  read_exactly(file_->fd, out.data_ptr(), out.nbytes(), data_offset_ + info.begin + first_byte,
+               path_ + ": tensor '" + name + "'");
+  return out;
+}
+
 at::Tensor SafetensorsFile::tensor(const std::string& name) const {
   const TensorInfo& ti = info(name);
-  auto* ptr = const_cast<uint8_t*>(data_ + ti.begin);
-  const auto options = at::TensorOptions().dtype(ti.dtype).device(at::kCPU);
-  if (reinterpret_cast<uintptr_t>(ptr) % at::elementSize(ti.dtype) != 0) {
-    at::Tensor out = at::empty(ti.shape, options);
-    std::memcpy(out.data_ptr(), ptr, ti.end - ti.begin);
-    return out;
+  return read(name, ti, ti.shape, 0);
+}
+
+at::Tensor SafetensorsFile::rows(const std::string& name, int64_t begin, int64_t count) const {
+  const TensorInfo& ti = info(name);
+  if (ti.shape.empty() || begin < 0 || count < 0 || begin > ti.shape[0] - count) {
+    throw Error(fmt::format("{}: tensor '{}' of shape [{}] has no rows [{}, {})", path_, name,
+                            fmt::join(ti.shape, ", "), begin, begin + count));
   }
-  std::shared_ptr<Mapping> keep = mapping_;
-  return at::from_blob(
-      ptr, ti.shape, [keep](void*) mutable { keep.reset(); }, options);
+  std::vector<int64_t> shape = ti.shape;
+  shape[0] = count;
+  const uint64_t row_bytes = ti.shape[0] == 0 ? 0 : (ti.end - ti.begin) / ti.shape[0];
+  return read(name, ti, shape, static_cast<uint64_t>(begin) * row_bytes);
 }
 
 std::string safetensors_dtype_name(at::ScalarType dtype) {

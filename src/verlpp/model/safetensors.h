@@ -23,12 +23,13 @@ struct TensorInfo {
   uint64_t end = 0;
 };
 
-// A safetensors file, memory-mapped read-only (copy-on-write private mapping). Tensors returned
-// by tensor() are CPU views of the mapped bytes (a copy when the offset is misaligned for the
-// dtype); they keep the mapping alive. Writing to them never changes the file.
+// A safetensors file, read with pread(2) from a descriptor held open: tensor() and rows() return
+// CPU tensors that own their bytes (nothing stays mapped, so a file cut short or rewritten in place
+// while a model loads gives an error naming it rather than SIGBUS; a file replaced by rename keeps
+// being read as it was opened).
 class SafetensorsFile {
  public:
-  // Maps and validates the file. Throws verlpp::Error naming the file when it cannot be opened,
+  // Opens and validates the file. Throws verlpp::Error naming the file when it cannot be opened,
   // the header is truncated or not JSON, or an entry has an unknown dtype, a size that does not
   // match its shape, or bytes outside the file.
   explicit SafetensorsFile(const std::string& path);
@@ -38,14 +39,21 @@ class SafetensorsFile {
   bool contains(const std::string& name) const { return infos_.count(name) != 0; }
   // Throws verlpp::Error naming the tensor and file when absent.
   const TensorInfo& info(const std::string& name) const;
+  // The whole tensor. Throws verlpp::Error naming the tensor and file when absent or when the file
+  // no longer holds its bytes (shortened since it was opened) or cannot be read.
   at::Tensor tensor(const std::string& name) const;
+  // Rows [begin, begin + count) of dim 0 ([count, ...]), reading only their bytes; errors as
+  // tensor(), and for a scalar or rows outside [0, shape[0]).
+  at::Tensor rows(const std::string& name, int64_t begin, int64_t count) const;
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
  private:
-  struct Mapping;
+  struct Descriptor;
+  at::Tensor read(const std::string& name, const TensorInfo& info, std::vector<int64_t> shape,
+                  uint64_t first_byte) const;
   std::string path_;
-  std::shared_ptr<Mapping> mapping_;
-  const uint8_t* data_ = nullptr;  // start of the data section
+  std::shared_ptr<Descriptor> file_;
+  uint64_t data_offset_ = 0;  // file offset of the data section (8 + header length)
   std::map<std::string, TensorInfo> infos_;
   std::map<std::string, std::string> metadata_;
 };

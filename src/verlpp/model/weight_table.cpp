@@ -99,10 +99,15 @@ std::string layer_type_hint(const CheckpointReader& reader, const std::string& n
   return "";
 }
 
-// Where `spec` is stored: its own name, or per expert. Throws verlpp::Error when neither is there.
-void require_stored(const CheckpointReader& reader, const WeightSpec& spec,
-                    const std::string& needed_by) {
-  if (reader.contains(spec.name) || spec.per_expert) return;
+// Where `spec` is stored: its own name (checked against the spec's shape), or per expert (each
+// part is checked as it is read, expert_parts). Throws verlpp::Error when neither is there.
+void check_stored(const CheckpointReader& reader, const WeightSpec& spec,
+                  const std::string& needed_by) {
+  if (reader.contains(spec.name)) {
+    check_shape(reader, spec.name, spec.shape, spec.shape_from);
+    return;
+  }
+  if (spec.per_expert) return;
   throw Error("checkpoint " + reader.dir() + " has no tensor '" + spec.name + "' (needed by " +
               needed_by + ")" + layer_type_hint(reader, spec.name));
 }
@@ -112,20 +117,18 @@ struct RowRange {
   int64_t count = 0;
 };
 
-// `spec` as the checkpoint stores it (CPU, the stored dtype; a view of the mapped file where no
+// `spec` as the checkpoint stores it (CPU, the stored dtype, owning its bytes; read whole where no
 // stacking is needed): rows [begin, begin + count) of dim 0 when `rows` is given (experts, for a
 // fused expert tensor stored per expert), else all of it.
 at::Tensor read_spec(const CheckpointReader& reader, const WeightSpec& spec,
                      const std::string& needed_by, std::optional<RowRange> rows = std::nullopt) {
-  require_stored(reader, spec, needed_by);
+  check_stored(reader, spec, needed_by);
   if (!reader.contains(spec.name)) {
     const RowRange all{0, spec.shape[0]};
     return read_per_expert(reader, spec, needed_by, rows.value_or(all).begin,
                            rows.value_or(all).count);
   }
-  check_shape(reader, spec.name, spec.shape, spec.shape_from);
-  const at::Tensor stored = reader.tensor(spec.name);
-  return rows ? stored.narrow(0, rows->begin, rows->count) : stored;
+  return rows ? reader.rows(spec.name, rows->begin, rows->count) : reader.tensor(spec.name);
 }
 
 // Whether the table reads experts of the layer of expert tensor `name`
@@ -186,8 +189,7 @@ void WeightTable::load(const CheckpointReader& reader, at::ScalarType dtype,
                        const at::Device& device, const std::string& needed_by) const {
   reject_unknown_experts(reader, specs_);
   for (const WeightSpec& spec : specs_) {
-    *spec.tensor =
-        read_spec(reader, spec, needed_by).to(device, dtype, /*non_blocking=*/false, /*copy=*/true);
+    *spec.tensor = read_spec(reader, spec, needed_by).to(device, dtype);
   }
 }
 
@@ -201,14 +203,13 @@ void WeightTable::defer(const CheckpointReader& reader, at::ScalarType dtype,
                         const at::Device& device, const std::string& needed_by) const {
   reject_unknown_experts(reader, specs_);
   for (const WeightSpec& spec : specs_) {
-    require_stored(reader, spec, needed_by);
+    check_stored(reader, spec, needed_by);
     if (reader.contains(spec.name)) {
-      check_shape(reader, spec.name, spec.shape, spec.shape_from);
-      reader.tensor(spec.name);
+      reader.mark_read(spec.name);
     } else {
       for (int64_t e = 0; e < spec.shape[0]; ++e) {
         for (const std::string& name : expert_parts(reader, spec, e, needed_by)) {
-          reader.tensor(name);
+          reader.mark_read(name);
         }
       }
     }

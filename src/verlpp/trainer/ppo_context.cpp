@@ -141,9 +141,9 @@ void load_models(PpoContext& ctx, const model::ModelConfig& model_config,
   ctx.shape = decoder_shape(policy.config());
   engine::AdamWConfig actor_optim = adamw_config(c.actor.optim, "actor_rollout_ref.actor.optim");
   actor_optim.optimizer_offload = actor_sharding.optimizer_offload;
-  // The actor shards (and so reads) its deferred weights at once: the checkpoint stays mapped
-  // only as long as a whole load reads it (bt17: a file cut short while the teachers loaded in
-  // between ended the run with SIGBUS).
+  // The actor shards (and so reads) its deferred weights at once, before the teachers load: its
+  // checkpoint is read in one stretch after its checks, as a whole load reads it (bt17: a file cut
+  // short in between ended the run, then reading through a mapping, with SIGBUS).
   ctx.actor = std::make_unique<engine::Actor>(policy, actor, actor_optim, ctx.total_steps);
   if (c.distillation.enabled) {
     const model::VisionConfig* images = vision ? &*policy.config().vision : nullptr;

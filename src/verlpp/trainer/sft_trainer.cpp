@@ -264,8 +264,9 @@ SftRunSummary run_sft(const config::SftConfig& config) {
     warn_unlearnable(*val, "data.val_files");
   }
   // The model last, just before its training state: a sharded model reads its deferred weights
-  // there, so its checkpoint stays mapped only as long as a whole load reads it (bt17: a file cut
-  // short while the validation data was tokenized in between ended the run with SIGBUS).
+  // there, so its checkpoint is read in one stretch after its checks, as a whole load reads it
+  // (bt17: a file cut short while the validation data was tokenized in between ended the run, then
+  // reading through a mapping, with SIGBUS).
   const model::ModelConfig model_config = config::load_hf_model_config(config.model, "model");
   const std::optional<engine::fsdp::FsdpSettings> sharding =
       sharding_settings(config.engine_sharding, placement.world.size(), "engine");

@@ -171,6 +171,55 @@ TEST(Safetensors, RejectsMalformedFiles) {
             std::string::npos);
 }
 
+// rows() reads only the rows asked for: w = [[1, 2], [3, 4], [5, 6]] (F32), rows [1, 3) are
+// [[3, 4], [5, 6]]; outside the tensor, or of a scalar, it is an error naming both.
+TEST(Safetensors, ReadsRowsOfDimZero) {
+  const fs::path path = temp_dir("rows") / "r.safetensors";
+  write_raw(path,
+            R"({"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]},)"
+            R"("w":{"dtype":"F32","shape":[3,2],"data_offsets":[4,28]}})",
+            floats({9, 1, 2, 3, 4, 5, 6}));
+  const SafetensorsFile f(path.string());
+  const at::Tensor rows = f.rows("w", 1, 2);
+  ASSERT_EQ(rows.sizes().vec(), (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(at::equal(rows, at::tensor({3.0f, 4.0f, 5.0f, 6.0f}).view({2, 2})));
+  EXPECT_EQ(f.rows("w", 3, 0).sizes().vec(), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(f.tensor("s").item<float>(), 9.0f);
+  EXPECT_NE(expect_error([&] {
+              f.rows("w", 2, 2);
+            }).find("tensor 'w' of shape [3, 2] has no rows [2, 4)"),
+            std::string::npos);
+  EXPECT_NE(
+      expect_error([&] { f.rows("s", 0, 1); }).find("tensor 's' of shape [] has no rows [0, 1)"),
+      std::string::npos);
+}
+
+// A file cut short after it was opened (a job rewriting it in place, bt17): reading a tensor past
+// the new end is an error naming the file and tensor (it was SIGBUS through a mapping); one
+// replaced by rename is read as it was opened.
+TEST(Safetensors, AFileChangedAfterOpeningIsAnErrorOrReadAsOpened) {
+  const fs::path dir = temp_dir("changed");
+  write_raw(dir / "cut.safetensors",
+            R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+            R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+            floats({1, 2, 3}));
+  const SafetensorsFile cut((dir / "cut.safetensors").string());
+  const std::uintmax_t data_begin = fs::file_size(dir / "cut.safetensors") - 12;
+  fs::resize_file(dir / "cut.safetensors", data_begin + 8);
+  EXPECT_EQ(cut.tensor("a").item<float>(), 1.0f);
+  EXPECT_NE(expect_error([&] { cut.tensor("b"); })
+                .find("cut.safetensors: tensor 'b': the file ends at byte " +
+                      std::to_string(data_begin + 8)),
+            std::string::npos);
+  write_raw(dir / "kept.safetensors", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+            floats({7}));
+  const SafetensorsFile kept((dir / "kept.safetensors").string());
+  write_raw(dir / "new.safetensors", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+            floats({8}));
+  fs::rename(dir / "new.safetensors", dir / "kept.safetensors");
+  EXPECT_EQ(kept.tensor("a").item<float>(), 7.0f);
+}
+
 TEST(Checkpoint, ShardedWriteAndRead) {
   const fs::path dir = temp_dir("sharded");
   const at::Tensor a = at::arange(10, at::kFloat);       // 40 bytes
@@ -227,6 +276,13 @@ TEST(Checkpoint, MissingDirectoryNamesBothFiles) {
   EXPECT_NE(expect_error([&] {
               CheckpointReader{dir.string()};
             }).find("neither model.safetensors nor model.safetensors.index.json found"),
+            std::string::npos);
+  // A model.safetensors link whose target is gone is named, with its target (it was "neither ...
+  // found").
+  fs::create_symlink(dir / "gone.safetensors", dir / "model.safetensors");
+  EXPECT_NE(expect_error([&] { CheckpointReader{dir.string()}; })
+                .find("model.safetensors: model weights: a link to " +
+                      (dir / "gone.safetensors").string() + ", which does not exist"),
             std::string::npos);
 }
 
