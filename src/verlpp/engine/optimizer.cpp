@@ -337,7 +337,7 @@ std::vector<model::SafetensorsFile> open_state(const fs::path& folder, bool lega
   }
   for (std::int64_t r = 0; r < world; ++r) {
     const fs::path path = folder / shard_file_name(world, r);
-    if (!fs::is_regular_file(path)) {
+    if (!fs::exists(fs::symlink_status(path, error))) {
       throw Error("cannot read optimizer state " + path.string() + ": no such file (the state " +
                   "was saved over " + std::to_string(world) + " ranks)");
     }

@@ -40,7 +40,10 @@ CheckpointReader::CheckpointReader(const std::string& dir) : dir_(dir) {
       const std::string f = file.get<std::string>();
       auto it = file_ids.find(f);
       if (it == file_ids.end()) {
-        if (!fs::exists(fs::path(dir) / f, ec) && !ec) {
+        // Nothing there, not even a link: said with the tensor that needs it; anything else that
+        // is not a regular file (a folder, a device, a FIFO, a dangling link) SafetensorsFile
+        // names.
+        if (!fs::exists(fs::symlink_status(fs::path(dir) / f, ec))) {
           throw Error(index_path.string() + ": shard '" + f + "' (for tensor '" + name +
                       "') does not exist");
         }

@@ -16,6 +16,7 @@
 
 #include "verlpp/core/atomic_file.h"
 #include "verlpp/core/error.h"
+#include "verlpp/core/input_file.h"
 #include "verlpp/core/json_parse.h"
 
 namespace verlpp::model {
@@ -121,8 +122,8 @@ void read_exactly(int fd, void* into, uint64_t size, uint64_t offset, const std:
     if (got < 0) throw Error(fmt::format("{}: read failed ({})", what, std::strerror(errno)));
     if (got == 0) {
       throw Error(
-          fmt::format("{}: the file ends at byte {}, before bytes [{}, {}) (shortened since "
-                      "it was opened?)",
+          fmt::format("{}: the file has no byte {} of bytes [{}, {}) (shortened since it "
+                      "was opened?)",
                       what, offset + done, offset, offset + size));
     }
     done += static_cast<uint64_t>(got);
@@ -133,6 +134,9 @@ void read_exactly(int fd, void* into, uint64_t size, uint64_t offset, const std:
 
 SafetensorsFile::SafetensorsFile(const std::string& path)
     : path_(path), file_(std::make_shared<Descriptor>()) {
+  // Before open(2): opening a FIFO for reading waits for a writer (bt18: a shard that was a FIFO
+  // hung the load).
+  require_regular_file(path, "safetensors file");
   file_->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (file_->fd < 0) {
     throw Error(path + ": cannot open safetensors file (" + std::strerror(errno) + ")");

@@ -29,7 +29,8 @@ struct TensorInfo {
 // being read as it was opened).
 class SafetensorsFile {
  public:
-  // Opens and validates the file. Throws verlpp::Error naming the file when it cannot be opened,
+  // Opens and validates the file. Throws verlpp::Error naming the file when it is not a regular
+  // file (require_regular_file: a folder, a device, a FIFO, a dangling link) or cannot be opened,
   // the header is truncated or not JSON, or an entry has an unknown dtype, a size that does not
   // match its shape, or bytes outside the file.
   explicit SafetensorsFile(const std::string& path);
