@@ -2,13 +2,14 @@
 # targets using LibTorch reuse. Parsing it is most of a typical file's compile time here
 # (weight_table.cpp on a 2-core machine: 18.7 s, 9.9 s with the precompiled header), but loading
 # the header (360 MB with -g) costs about 3 s, so a file that reaches none of LibTorch's heavy
-# headers, by itself or through a project header it includes, compiles without it. -DVERLPP_PCH=OFF builds
-# without, which also shows a file that uses ATen without including it.
+# headers, by itself or through a project header it includes, compiles without it.
+# -DVERLPP_PCH=OFF builds without, which also shows a file that uses ATen without including it.
 option(VERLPP_PCH "Precompile ATen's headers once for the targets that use LibTorch" ON)
 
 if(VERLPP_PCH)
-  file(WRITE ${CMAKE_BINARY_DIR}/generated/pch_anchor.cpp "// the precompiled header's own target\n")
-  add_library(verlpp_pch OBJECT ${CMAKE_BINARY_DIR}/generated/pch_anchor.cpp)
+  set(anchor ${CMAKE_BINARY_DIR}/generated/pch_anchor.cpp)
+  file(WRITE ${anchor} "// the precompiled header's own target\n")
+  add_library(verlpp_pch OBJECT ${anchor})
   target_link_libraries(verlpp_pch PRIVATE ${TORCH_LIBRARIES})
   target_precompile_headers(verlpp_pch PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:<ATen/ATen.h$<ANGLE-R>>")
 endif()
@@ -16,10 +17,12 @@ endif()
 # Sets `out` to whether `file` includes one of LibTorch's heavy headers (ATen/ATen.h, the Tensor
 # class, ATen's operators, torch/csrc) itself or through a quoted header it includes (looked up
 # beside it, in src/ and in tests/unit/), `depth` levels of quoted headers deep.
+set(VERLPP_HEAVY_TORCH_INCLUDE
+    "^#include <(ATen/ATen\\.h|ATen/core/Tensor\\.h|ATen/ops/|ATen/Functions\\.h|torch/torch\\.h|torch/csrc/)")
 function(verlpp_reaches_torch file depth out)
   file(STRINGS ${file} includes REGEX "^#include [<\"]")
   foreach(line ${includes})
-    if(line MATCHES "^#include <(ATen/ATen\\.h|ATen/core/Tensor\\.h|ATen/ops/|ATen/Functions\\.h|torch/torch\\.h|torch/csrc/)")
+    if(line MATCHES "${VERLPP_HEAVY_TORCH_INCLUDE}")
       set(${out} TRUE PARENT_SCOPE)
       return()
     endif()

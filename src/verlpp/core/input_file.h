@@ -8,8 +8,8 @@
 namespace verlpp {
 
 // Throws verlpp::Error "PATH: WHAT ..." unless `path` names a regular file (links followed):
-// "no such file", "a link to TARGET, which does not exist", "is a folder, not a file", "is not a regular file (a device, pipe or socket)",
-// or the file system's own error text.
+// "no such file", "a link to TARGET, which does not exist", "is a folder, not a file", "is not a
+// regular file (a device, pipe or socket)", or the file system's own error text.
 void require_regular_file(const std::string& path, const std::string& what);
 
 // True when nothing is at `path` (no file, folder or link; a dangling link counts as nothing, as
