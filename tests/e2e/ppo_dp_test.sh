@@ -300,6 +300,30 @@ for target in launcher rank1; do
     fail "no checkpoint of the stopped step after SIGTERM to the $target: $(tail -5 "$log")"
 done
 
+# SIGTERM to rank 1 alone while sft validates step 2 (bt18 B2: rank 0 went on through its share
+# of the validation rows, here about two minutes, while rank 1 waited in a collective): the ranks
+# agree on a stop before every micro-batch, so both stop at once; the step is saved, exit 143.
+python3 -c "
+for i in range(200): print('{\"prompt\": \"Count to %d.\", \"response\": \"%s\"}' % (i, ' '.join(str(j) for j in range(i % 7, 250))))
+" > "$work/long_val.jsonl"
+VERL_FILE_LOGGER_PATH="$work/sigval2.jsonl" "$VERLPP" launch --nproc-per-node 2 sft "${sft[@]}" \
+  data.val_files="$work/long_val.jsonl" data.val_max_samples=-1 data.max_length=1024 \
+  data.use_dynamic_bsz=false trainer.total_training_steps=4 trainer.save_freq=-1 trainer.test_freq=2 \
+  trainer.default_local_dir="$work/sigval2" > "$work/sigval2.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do [ -s "$work/sigval2.jsonl" ] && break; sleep 0.1; done
+sleep 2  # step 2 trains in well under a second; its validation takes minutes
+kill -TERM "$(rank_pid 1)"
+start=$SECONDS
+wait "$launcher"; rc=$?
+elapsed=$((SECONDS - start))
+[ "$rc" -eq 143 ] || fail "2-rank sft after SIGTERM to rank 1 in validation: exit $rc: $(tail -3 "$work/sigval2.log")"
+grep -qF "sft: validation of step 2 left unfinished by a stop signal" "$work/sigval2.log" ||
+  fail "SIGTERM to rank 1 did not stop the validation of step 2: $(tail -4 "$work/sigval2.log")"
+[ "$elapsed" -le 15 ] || fail "2-rank sft took ${elapsed}s to stop after SIGTERM to rank 1 in validation"
+[ -f "$work/sigval2/global_step_2/actor/huggingface/model.safetensors" ] ||
+  fail "no checkpoint of step 2 after SIGTERM to rank 1 in validation: $(ls "$work/sigval2" 2>&1)"
+
 # SIGKILL to the launcher (bt12: its ranks trained on as orphans): its end reaches each rank as
 # SIGTERM, so they stop after the step with a checkpoint, within a minute.
 launch_long orphans

@@ -176,27 +176,30 @@ struct Run {
 
   // The ranks' shares of the validation set may differ in size: a sharded model is gathered whole
   // for it, so that no rank waits for another's per-layer collectives.
-  // The loss over the validation rows; none when a rank received a stop signal during the pass (a
-  // rank stops between micro-batches, which need no collective once the weights are gathered).
+  // The loss over the validation rows; none when a rank received a stop signal during the pass.
+  // Before each micro-batch the ranks agree on whether any of them was asked to stop (every rank
+  // takes as many turns, its share's end padded with empty ones), so that a signal reaching one
+  // rank stops them all at once (bt18 B2: the others finished their shares first).
   std::optional<double> validation_loss(const StopRequest& stop) const {
     c10::AutoGradMode no_grad(false);
     Batch all;
     for (std::int64_t i = 0; i < val->size(); ++i) all.push_back(&val->example(i));
     const auto tokens = static_cast<double>(count_learned(all));
     if (state.sharded) state.sharded->gather_all();
+    const std::vector<Batch> micros =
+        micro_batches(rank_share(all, world, false), config.data, dist::Communicator());
+    const auto turns = static_cast<std::size_t>(
+        world.all_reduce(static_cast<double>(micros.size()), dist::ReduceOp::max));
     double loss = 0;
     bool stopped = false;
-    for (const Batch& micro :
-         micro_batches(rank_share(all, world, false), config.data, dist::Communicator())) {
-      if ((stopped = stop.requested())) break;
-      if (count_learned(micro) == 0) continue;
-      loss += sft_micro_loss(model, pack_sft(micro, device), tokens).item<double>();
+    for (std::size_t i = 0; i < turns; ++i) {
+      if ((stopped = world.all_reduce(stop.requested() ? 1.0 : 0.0, dist::ReduceOp::max) > 0)) break;
+      if (i >= micros.size() || count_learned(micros[i]) == 0) continue;
+      loss += sft_micro_loss(model, pack_sft(micros[i], device), tokens).item<double>();
     }
     if (state.sharded) state.sharded->reshard();
-    const std::vector<double> totals =
-        world.all_reduce({loss, stopped ? 1.0 : 0.0}, dist::ReduceOp::sum);
-    if (totals[1] > 0) return std::nullopt;
-    return totals[0];
+    if (stopped) return std::nullopt;
+    return world.all_reduce(loss, dist::ReduceOp::sum);
   }
 
   fs::path save(std::int64_t step) {
