@@ -332,4 +332,28 @@ stopped=$(sed -n 's/.*stopped by signal 15 after step \([0-9]*\) (checkpoint sav
 [ -n "$stopped" ] && [ "$stopped" -lt 200 ] || fail "SIGTERM did not stop the run: $(tail -3 "$work/sig.log")"
 [ "$(cat "$work/csig/latest_checkpointed_iteration.txt" 2>/dev/null)" = "$stopped" ] ||
   fail "no checkpoint of step $stopped after SIGTERM"
+
+# 6. SIGTERM during a long validation (1,500 prompts x 256 tokens, minutes on this model): the
+# rollout abandons it before its next decode step, the step is logged without val-* metrics, its
+# checkpoint kept, exit 143 within seconds (it used to generate the whole set first).
+for _ in $(seq 500); do head -3 "$work/gsm8k/test.jsonl"; done > "$work/long_val.jsonl"
+VERL_FILE_LOGGER_PATH="$work/sigval.jsonl" "$VERLPP" ppo "${common[@]}" trainer.default_local_dir="$work/csigval" \
+  data.val_files="$work/long_val.jsonl" data.val_max_samples=-1 data.max_response_length=256 \
+  trainer.total_training_steps=3 trainer.save_freq=1 trainer.test_freq=1 trainer.val_before_train=false \
+  > "$work/sigval.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q "saved checkpoint .*global_step_1" "$work/sigval.log" && break; sleep 0.1; done
+sleep 1
+kill -TERM "$pid"
+start=$SECONDS
+wait "$pid"; rc=$?
+elapsed=$((SECONDS - start))
+[ "$rc" -eq 143 ] || fail "SIGTERM in validation: exit $rc: $(tail -3 "$work/sigval.log")"
+grep -qF "validation of step 1 left unfinished by a stop signal" "$work/sigval.log" &&
+  grep -qF "stopped by signal 15 after step 1 (checkpoint saved); exit status 143" "$work/sigval.log" ||
+  fail "SIGTERM did not stop the validation of step 1: $(tail -4 "$work/sigval.log")"
+[ "$elapsed" -le 20 ] || fail "ppo took ${elapsed}s to stop after SIGTERM in validation"
+grep -q "val-core" "$work/sigval.jsonl" && fail "an unfinished validation logged val-core metrics"
+[ "$(cat "$work/csigval/latest_checkpointed_iteration.txt" 2>/dev/null)" = 1 ] ||
+  fail "no checkpoint of step 1 after SIGTERM in validation"
 exit $((failures > 0))

@@ -249,7 +249,8 @@ bool use_cuda_graphs(const model::CausalLM& model, const SamplingParams& params)
 
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
-                                 std::int64_t first_row, EngineStats* stats) {
+                                 std::int64_t first_row, EngineStats* stats,
+                                 const StopCheck& stop) {
   if (stats != nullptr) *stats = EngineStats{};
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
@@ -290,6 +291,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   // the host; they are resolved (their eos stops applied) after that.
   std::optional<InFlight> previous;
   while (!scheduler.done()) {
+    throw_if_stopped(stop, "rollout");
     const SchedulerOutput out = scheduler.schedule();
     if (stats != nullptr) {
       ++stats->steps;

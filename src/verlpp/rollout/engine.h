@@ -10,6 +10,7 @@
 
 #include "verlpp/data/batch.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/generation_stop.h"
 #include "verlpp/rollout/sampling_params.h"
 
 namespace verlpp::rollout {
@@ -29,9 +30,11 @@ struct EngineStats {
 // the CPU a cache larger than the machine's memory is an error naming response_length, before
 // anything is allocated. bf16/fp16 CUDA models replay decode steps from CUDA graphs
 // (params.use_cuda_graph). With `stats`, fills it in. Throws verlpp::Error as generate_sequences
-// does, and when one row alone needs more blocks than there are.
+// does, and when one row alone needs more blocks than there are; GenerationStopped when `stop`
+// returns true before a scheduler step.
 data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch& prompts,
                                  const SamplingParams& params, std::uint64_t seed,
-                                 std::int64_t first_row, EngineStats* stats = nullptr);
+                                 std::int64_t first_row, EngineStats* stats = nullptr,
+                                 const StopCheck& stop = {});
 
 }  // namespace verlpp::rollout

@@ -134,8 +134,8 @@ at::Tensor recomputed_logits(const model::CausalLM& model, const PackedPrompts& 
 }
 
 data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prompts,
-                           const SamplingParams& params, std::uint64_t seed,
-                           std::int64_t first_row) {
+                           const SamplingParams& params, std::uint64_t seed, std::int64_t first_row,
+                           const StopCheck& stop) {
   c10::AutoGradMode no_grad(false);
   const at::Device dev = model.device();
   const PackedPrompts packed = pack_prompts(prompts, model.config());
@@ -188,6 +188,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   std::unique_ptr<GraphedDecoder> graphed;
   if (graphs) graphed = std::make_unique<GraphedDecoder>(model, *cache, B);
   for (int64_t s = 1; s < R; ++s) {
+    throw_if_stopped(stop, "rollout");
     if (!params.ignore_eos && s % interval == 0) {
       const at::Tensor alive =
           out.done.index_select(0, batch.rows).logical_not().nonzero().view(-1);
@@ -222,11 +223,11 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
 
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
                                const SamplingParams& params, std::uint64_t seed,
-                               std::int64_t first_row) {
+                               std::int64_t first_row, const StopCheck& stop) {
   // The engine (engine.h: scheduler, paged cache, continuous batching, CUDA-graph decode); the
   // static batches below on request (the benchmarks' baseline) and for use_kv_cache = false.
   if (params.use_kv_cache && !params.static_batches) {
-    return generate_with_engine(model, prompts, params, seed, first_row);
+    return generate_with_engine(model, prompts, params, seed, first_row, nullptr, stop);
   }
   if (prompts.has_row_tensors("image_grid_thw")) {
     throw Error(
@@ -234,12 +235,12 @@ data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& 
         "static_batches and use_kv_cache = false do not take them");
   }
   if (params.max_num_seqs <= 0 || prompts.size() <= params.max_num_seqs) {
-    return generate_chunk(model, prompts, params, seed, first_row);
+    return generate_chunk(model, prompts, params, seed, first_row, stop);
   }
   std::vector<data::Batch> chunks;
   std::int64_t offset = first_row;
   for (const auto& chunk : prompts.split(params.max_num_seqs)) {
-    chunks.push_back(generate_chunk(model, chunk, params, seed, offset));
+    chunks.push_back(generate_chunk(model, chunk, params, seed, offset, stop));
     offset += chunk.size();
   }
   return data::Batch::concat(chunks);

@@ -8,6 +8,7 @@
 
 #include "verlpp/data/batch.h"
 #include "verlpp/model/causal_lm.h"
+#include "verlpp/rollout/generation_stop.h"
 #include "verlpp/rollout/sampling_params.h"
 
 namespace verlpp::rollout {
@@ -42,9 +43,10 @@ namespace verlpp::rollout {
 // first_row = a (a data-parallel rank's slice, a max_num_seqs chunk) gives those rows of the whole
 // batch's result, up to the device's floating-point differences between batch sizes.
 // Throws verlpp::Error for missing or mis-shaped prompt tensors, an empty prompt row, a prompt id
-// outside the vocabulary or max_response_length < 1.
+// outside the vocabulary or max_response_length < 1; GenerationStopped (generation_stop.h) when
+// `stop` returns true before a decode step.
 data::Batch generate_sequences(const model::CausalLM& model, const data::Batch& prompts,
                                const SamplingParams& params, std::uint64_t seed,
-                               std::int64_t first_row = 0);
+                               std::int64_t first_row = 0, const StopCheck& stop = {});
 
 }  // namespace verlpp::rollout

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "verlpp/core/error.h"
@@ -33,17 +34,26 @@ data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
 
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
                               const rollout::SamplingParams& params, std::uint64_t seed,
-                              const dist::Communicator& dp, std::int64_t first_row) {
+                              const dist::Communicator& dp, std::int64_t first_row,
+                              const rollout::StopCheck& stop) {
   if (dp.backend() == "none") {
-    return rollout::generate_sequences(model, prompts, params, seed, first_row);
+    return rollout::generate_sequences(model, prompts, params, seed, first_row, stop);
   }
   const std::int64_t rows = prompts.size();
   const std::int64_t share = (rows + dp.size() - 1) / dp.size();
   const std::int64_t first = dp.rank() * share;
   std::vector<std::int64_t> mine;
   for (std::int64_t i = first; i < first + share; ++i) mine.push_back(std::min(i, rows - 1));
-  const data::Batch local =
-      rollout::generate_sequences(model, prompts.select(mine), params, seed, first_row + first);
+  std::optional<data::Batch> generated;
+  try {
+    generated = rollout::generate_sequences(model, prompts.select(mine), params, seed,
+                                            first_row + first, stop);
+  } catch (const rollout::GenerationStopped&) {
+  }
+  if (stop && dp.all_reduce(generated ? 0.0 : 1.0, dist::ReduceOp::max) > 0) {
+    throw rollout::GenerationStopped("rollout: generation stopped on a rank");
+  }
+  const data::Batch& local = *generated;
   data::Batch out;
   out.meta_info = local.meta_info;
   for (const auto& [key, values] : prompts.non_tensors()) out.set_non_tensor(key, values);

@@ -35,9 +35,12 @@ data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
 // prompts (the batch padded with copies of its last row to a multiple of dp; every row keeps its
 // index in the whole batch, plus first_row, as its sampling key: a batch generated in pieces
 // samples what the whole would), and every rank returns the whole generated batch with the
-// prompts' non-tensor fields. Equal to one rank generating the whole batch.
+// prompts' non-tensor fields. Equal to one rank generating the whole batch. With `stop`, every rank
+// must pass one: a rank whose check returned true abandons its share, and once all have finished
+// or abandoned theirs (one all-reduce) every rank throws rollout::GenerationStopped if any did.
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
                               const rollout::SamplingParams& params, std::uint64_t seed,
-                              const dist::Communicator& dp, std::int64_t first_row = 0);
+                              const dist::Communicator& dp, std::int64_t first_row = 0,
+                              const rollout::StopCheck& stop = {});
 
 }  // namespace verlpp::trainer

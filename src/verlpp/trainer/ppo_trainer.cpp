@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "verlpp/config/home_path.h"
@@ -44,8 +45,23 @@ void record_validation(Loop& loop, const Metrics& metrics) {
   loop.summary.last_validation = metrics;
 }
 
+// The step's validation, left unfinished when a stop is requested before or during it (a note
+// says so; the step is logged without val-* metrics).
+void validate_step(Loop& loop, std::int64_t step, const StopRequest& stop, PhaseTimer& timer,
+                   Metrics& metrics) {
+  const std::optional<Metrics> val =
+      timer.time("testing", [&] { return validate(loop.ctx, step, stop); });
+  if (!val) {
+    log_note(fmt::format("validation of step {} left unfinished by a stop signal", step));
+    return;
+  }
+  record_validation(loop, *val);
+  metrics.insert(val->begin(), val->end());
+}
+
 // One step with its checkpoint and validation; returns its metrics (verl's order of §7.3).
-Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
+Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping,
+                     const StopRequest& stop) {
   PpoContext& ctx = loop.ctx;
   const config::TrainerConfig& t = ctx.config.trainer;
   const auto start = std::chrono::steady_clock::now();
@@ -60,9 +76,7 @@ Metrics run_one_step(Loop& loop, std::int64_t step, bool last, bool stopping) {
     log_note("saved checkpoint " + folder.string());
   }
   if (ctx.val_data && every(t.test_freq, step, last)) {
-    const Metrics val = timer.time("testing", [&] { return validate(ctx, step); });
-    record_validation(loop, val);
-    out.metrics.insert(val.begin(), val.end());
+    validate_step(loop, step, stop, timer, out.metrics);
   }
   timer.set("step",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -100,7 +114,7 @@ void train(Loop& loop, std::int64_t start_step, const StopRequest& stop) {
   for (std::int64_t step = start_step + 1; step <= ctx.last_step; ++step) {
     const bool last = step == ctx.last_step;
     const int signal_before = stop.agreed_signal(ctx.world);
-    const Metrics metrics = run_one_step(loop, step, last, signal_before != 0);
+    const Metrics metrics = run_one_step(loop, step, last, signal_before != 0, stop);
     loop.tracking.log(metrics, step);
     loop.history.push_back({step, metrics});
     loop.summary.last_step = step;

@@ -40,16 +40,24 @@ at::Tensor mean_reverse_kl(PpoContext& ctx, const data::Batch& batch) {
 // (trainer.validation_data_dir).
 void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::int64_t global_step,
                  std::vector<ValidationSample>& samples,
-                 std::vector<nlohmann::ordered_json>* records) {
+                 std::vector<nlohmann::ordered_json>* records, const rollout::StopCheck& stop) {
   data::Batch prompts = ctx.val_data->collate(rows);
   std::vector<nlohmann::json> uids;
   for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
   prompts.set_non_tensor("uid", uids);
   ctx.actor->gather_weights();
-  const data::Batch batch = generate_on_ranks(
-      ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
-      ctx.val_sampling, rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step),
-      ctx.world, rows.front() * ctx.config.rollout.val_kwargs.n);
+  std::optional<data::Batch> generated;
+  try {
+    generated = generate_on_ranks(
+        ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
+        ctx.val_sampling,
+        rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step), ctx.world,
+        rows.front() * ctx.config.rollout.val_kwargs.n, stop);
+  } catch (const rollout::GenerationStopped&) {
+    ctx.actor->release_weights();
+    throw;
+  }
+  const data::Batch& batch = *generated;
   const at::Tensor reverse_kl = ctx.teachers ? mean_reverse_kl(ctx, batch) : at::Tensor();
   ctx.actor->release_weights();
   const BatchRewards rewards =
@@ -79,9 +87,9 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   }
 }
 
-}  // namespace
-
-Metrics validate(PpoContext& ctx, std::int64_t global_step) {
+// The validation pass; none when `stop` was set and returned true (GenerationStopped).
+std::optional<Metrics> run_validation(PpoContext& ctx, std::int64_t global_step,
+                                      const rollout::StopCheck& stop) {
   if (!ctx.val_data) throw Error("validation: data.val_files is empty");
   const std::int64_t size = ctx.val_data->size();
   const std::int64_t piece = ctx.config.data.val_batch_size.value_or(size);
@@ -91,7 +99,11 @@ Metrics validate(PpoContext& ctx, std::int64_t global_step) {
   for (std::int64_t start = 0; start < size; start += std::max<std::int64_t>(piece, 1)) {
     std::vector<std::int64_t> rows(static_cast<std::size_t>(std::min(piece, size - start)));
     std::iota(rows.begin(), rows.end(), start);
-    add_samples(ctx, rows, global_step, samples, dump_dir ? &records : nullptr);
+    try {
+      add_samples(ctx, rows, global_step, samples, dump_dir ? &records : nullptr, stop);
+    } catch (const rollout::GenerationStopped&) {
+      return std::nullopt;
+    }
   }
   if (dump_dir && ctx.world.is_main()) {
     write_generations(config::expand_home(*dump_dir), global_step, records);
@@ -100,6 +112,17 @@ Metrics validate(PpoContext& ctx, std::int64_t global_step) {
   const Metrics turns = compute_num_turns_metrics("val-aux");
   out.insert(turns.begin(), turns.end());
   return out;
+}
+
+}  // namespace
+
+Metrics validate(PpoContext& ctx, std::int64_t global_step) {
+  return *run_validation(ctx, global_step, {});
+}
+
+std::optional<Metrics> validate(PpoContext& ctx, std::int64_t global_step,
+                                const StopRequest& stop) {
+  return run_validation(ctx, global_step, [&stop] { return stop.requested(); });
 }
 
 }  // namespace verlpp::trainer
