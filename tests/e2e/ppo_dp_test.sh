@@ -324,6 +324,28 @@ grep -qF "sft: validation of step 2 left unfinished by a stop signal" "$work/sig
 [ -f "$work/sigval2/global_step_2/actor/huggingface/model.safetensors" ] ||
   fail "no checkpoint of step 2 after SIGTERM to rank 1 in validation: $(ls "$work/sigval2" 2>&1)"
 
+# SIGTERM to rank 1 alone while ppo validates step 1 (bt19 B1/B2: rank 0 generated its whole share
+# of 1,000 prompts first, 95 s there, and past nccl_timeout the run died with exit 1): rank 1
+# raises its stop flag in the store, rank 0 sees it within 8 decode steps; exit 143, step saved.
+for _ in $(seq 334); do head -3 "$work/gsm8k/test.jsonl"; done | head -1000 > "$work/val1000.jsonl"
+VERL_FILE_LOGGER_PATH="$work/ppo_sigval.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
+  trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/ppo_sigval" data.val_files="$work/val1000.jsonl" \
+  data.val_max_samples=-1 data.max_response_length=32 trainer.total_training_steps=3 trainer.save_freq=1 \
+  trainer.test_freq=1 trainer.val_before_train=false > "$work/ppo_sigval.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 1200); do grep -q "saved checkpoint .*global_step_1" "$work/ppo_sigval.log" && break; sleep 0.1; done
+sleep 1
+kill -TERM "$(rank_pid 1)"
+start=$SECONDS
+wait "$launcher"; rc=$?
+elapsed=$((SECONDS - start))
+[ "$rc" -eq 143 ] || fail "2-rank ppo after SIGTERM to rank 1 in validation: exit $rc: $(tail -3 "$work/ppo_sigval.log")"
+grep -qF "validation of step 1 left unfinished by a stop signal" "$work/ppo_sigval.log" ||
+  fail "SIGTERM to rank 1 did not stop ppo's validation of step 1: $(tail -4 "$work/ppo_sigval.log")"
+[ "$elapsed" -le 20 ] || fail "2-rank ppo took ${elapsed}s to stop after SIGTERM to rank 1 in validation"
+[ "$(cat "$work/ppo_sigval/latest_checkpointed_iteration.txt" 2>/dev/null)" = 1 ] ||
+  fail "no checkpoint of step 1 after SIGTERM to rank 1 in ppo's validation"
+
 # SIGKILL to the launcher (bt12: its ranks trained on as orphans): its end reaches each rank as
 # SIGTERM, so they stop after the step with a checkpoint, within a minute.
 launch_long orphans

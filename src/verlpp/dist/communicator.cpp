@@ -394,6 +394,14 @@ Communicator Communicator::make_subgroup(const std::vector<std::vector<int>>& gr
   return out;
 }
 
+void Communicator::raise_flag(const std::string& name) const {
+  if (impl_) impl_->store->set("flag/" + name, std::vector<uint8_t>{1});
+}
+
+bool Communicator::flag_raised(const std::string& name) const {
+  return impl_ && impl_->store->check({"flag/" + name});
+}
+
 void Communicator::barrier() const {
   if (!impl_) return;
   at::Tensor token = at::zeros({1}, at::TensorOptions(at::kFloat).device(impl_->device));

@@ -70,6 +70,12 @@ class Communicator {
   // element-wise reduction over ranks.
   at::Tensor reduce_scatter(const at::Tensor& tensor, ReduceOp op) const;
   void barrier() const;
+  // A flag in the group's store that one rank raises without the others taking part (a stop
+  // request that reached that rank alone): raise_flag sets key `name`, flag_raised asks whether
+  // any rank set it (one store round trip, no collective). A world of one has no store: nothing
+  // to tell, flag_raised is false.
+  void raise_flag(const std::string& name) const;
+  bool flag_raised(const std::string& name) const;
 
   // The subgroup of this group's ranks that holds this rank, from a partition of [0, size()) into
   // `groups` (each a list of this group's ranks; the subgroup's rank r is the list's r-th). Every

@@ -32,6 +32,32 @@ data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
   return batch.slice(range.begin, range.end);
 }
 
+namespace {
+
+// Decode steps between two looks at the other ranks' stop flag (a store round trip, about 0.1 ms,
+// against a decode step of milliseconds).
+constexpr std::int64_t kStopPollSteps = 8;
+
+// `stop` shared over the ranks of a generate_on_ranks call: a rank whose own check returns true
+// raises the call's flag in the store (named by the call's seed and first row, the same on every
+// rank), and every rank looks at that flag every kStopPollSteps checks, so that a signal reaching
+// one rank stops the others within a few decode steps (bt19 B1: they generated their whole share
+// first, long enough to outlast nccl_timeout).
+rollout::StopCheck shared_stop(const rollout::StopCheck& stop, const dist::Communicator& dp,
+                               std::uint64_t seed, std::int64_t first_row) {
+  if (!stop) return {};
+  const std::string flag = fmt::format("generation_stop/{}/{}", seed, first_row);
+  return [stop, &dp, flag, checks = std::int64_t{0}]() mutable {
+    if (stop()) {
+      dp.raise_flag(flag);
+      return true;
+    }
+    return ++checks % kStopPollSteps == 0 && dp.flag_raised(flag);
+  };
+}
+
+}  // namespace
+
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
                               const rollout::SamplingParams& params, std::uint64_t seed,
                               const dist::Communicator& dp, std::int64_t first_row,
@@ -46,8 +72,9 @@ data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& p
   for (std::int64_t i = first; i < first + share; ++i) mine.push_back(std::min(i, rows - 1));
   std::optional<data::Batch> generated;
   try {
-    generated = rollout::generate_sequences(model, prompts.select(mine), params, seed,
-                                            first_row + first, stop);
+    generated =
+        rollout::generate_sequences(model, prompts.select(mine), params, seed, first_row + first,
+                                    shared_stop(stop, dp, seed, first_row));
   } catch (const rollout::GenerationStopped&) {
   }
   if (stop && dp.all_reduce(generated ? 0.0 : 1.0, dist::ReduceOp::max) > 0) {

@@ -36,8 +36,9 @@ data::Batch local_rows(const data::Batch& batch, const dist::Communicator& dp,
 // index in the whole batch, plus first_row, as its sampling key: a batch generated in pieces
 // samples what the whole would), and every rank returns the whole generated batch with the
 // prompts' non-tensor fields. Equal to one rank generating the whole batch. With `stop`, every rank
-// must pass one: a rank whose check returned true abandons its share, and once all have finished
-// or abandoned theirs (one all-reduce) every rank throws rollout::GenerationStopped if any did.
+// must pass one: a rank whose check returns true abandons its share and raises a flag in the
+// group's store, which the other ranks look at every 8 decode steps and abandon theirs; then (one
+// all-reduce, for a rank that had finished) every rank throws rollout::GenerationStopped.
 data::Batch generate_on_ranks(const model::CausalLM& model, const data::Batch& prompts,
                               const rollout::SamplingParams& params, std::uint64_t seed,
                               const dist::Communicator& dp, std::int64_t first_row = 0,

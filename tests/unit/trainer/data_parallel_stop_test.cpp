@@ -1,11 +1,14 @@
 // generate_on_ranks with a StopCheck on two real ranks (Gloo, CPU): a stop on one rank only ends
-// the call on both with rollout::GenerationStopped (the other finishes its share, then they
-// agree), so that no rank waits in the result's all-gather for one that left; without a stop both
-// get the whole batch.
+// the call on both with rollout::GenerationStopped: the other sees the stopped rank's flag in the
+// store at its 8th check and abandons its share (bt19 B1: it generated all of it first), and no
+// rank waits in the result's all-gather for one that left; without a stop both get the whole
+// batch.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "../dist/two_ranks.h"
 #include "verlpp/trainer/data_parallel.h"
@@ -29,11 +32,11 @@ data::Batch prompts() {
   return batch;
 }
 
-rollout::SamplingParams greedy() {
+rollout::SamplingParams greedy(std::int64_t response_length = 5) {
   rollout::SamplingParams p;
   p.do_sample = false;
   p.temperature = 0;
-  p.max_response_length = 5;
+  p.max_response_length = response_length;
   p.ignore_eos = true;
   return p;
 }
@@ -43,17 +46,23 @@ TEST(GenerateOnRanks, AStopOnOneRankStopsBoth) {
   dist::test_ranks::run_two_ranks(
       [](const dist::Communicator& world) {
         int asked = 0;
+        // Slow steps (20 ms each), so that rank 1 has raised its flag by the 8th.
         const rollout::StopCheck never = [&asked] {
           ++asked;
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
           return false;
         };
-        EXPECT_THROW(generate_on_ranks(tiny_model(), prompts(), greedy(), 3, world, 0, never),
+        const model::CausalLM m = tiny_model();
+        world.barrier();
+        EXPECT_THROW(generate_on_ranks(m, prompts(), greedy(40), 3, world, 0, never),
                      rollout::GenerationStopped);
-        EXPECT_EQ(asked, 5);  // its whole share: one check per engine step
+        EXPECT_EQ(asked, 8);  // of its 40 steps
       },
       [](const dist::Communicator& world) {
         const rollout::StopCheck at_once = [] { return true; };
-        EXPECT_THROW(generate_on_ranks(tiny_model(), prompts(), greedy(), 3, world, 0, at_once),
+        const model::CausalLM m = tiny_model();
+        world.barrier();
+        EXPECT_THROW(generate_on_ranks(m, prompts(), greedy(40), 3, world, 0, at_once),
                      rollout::GenerationStopped);
       });
 }
