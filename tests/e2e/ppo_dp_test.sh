@@ -300,9 +300,26 @@ for target in launcher rank1; do
     fail "no checkpoint of the stopped step after SIGTERM to the $target: $(tail -5 "$log")"
 done
 
-# SIGTERM to rank 1 alone while sft validates step 2 (bt18 B2: rank 0 went on through its share
-# of the validation rows, here about two minutes, while rank 1 waited in a collective): the ranks
-# agree on a stop before every micro-batch, so both stop at once; the step is saved, exit 143.
+# term_rank1_when FILE REGEX NAME: once REGEX shows in FILE and 2 s more have passed, SIGTERM
+# to rank 1 of $launcher alone (its run logs to $work/NAME.log); then checks that the run exits
+# 143 within 20 s (bt18 B2, bt19 B1: the other rank went on through its share of the validation,
+# minutes here, while rank 1 waited in a collective) and says the validation was left unfinished.
+term_rank1_when() {
+  local file=$1 regex=$2 name=$3 start elapsed rc
+  for _ in $(seq 1 1200); do grep -q "$regex" "$file" 2>/dev/null && break; sleep 0.1; done
+  sleep 2
+  kill -TERM "$(rank_pid 1)"
+  start=$SECONDS
+  wait "$launcher"; rc=$?
+  elapsed=$((SECONDS - start))
+  [ "$rc" -eq 143 ] || fail "$name after SIGTERM to rank 1 in validation: exit $rc: $(tail -3 "$work/$name.log")"
+  grep -q "validation of step [0-9]* left unfinished by a stop signal" "$work/$name.log" ||
+    fail "SIGTERM to rank 1 did not stop $name's validation: $(tail -4 "$work/$name.log")"
+  [ "$elapsed" -le 20 ] || fail "$name took ${elapsed}s to stop after SIGTERM to rank 1 in validation"
+}
+
+# sft: the ranks agree on a stop before every micro-batch; step 2 (trained in well under a second
+# after step 1 is logged) is saved.
 python3 -c "
 for i in range(200): print('{\"prompt\": \"Count to %d.\", \"response\": \"%s\"}' % (i, ' '.join(str(j) for j in range(i % 7, 250))))
 " > "$work/long_val.jsonl"
@@ -311,38 +328,20 @@ VERL_FILE_LOGGER_PATH="$work/sigval2.jsonl" "$VERLPP" launch --nproc-per-node 2 
   data.use_dynamic_bsz=false trainer.total_training_steps=4 trainer.save_freq=-1 trainer.test_freq=2 \
   trainer.default_local_dir="$work/sigval2" > "$work/sigval2.log" 2>&1 &
 launcher=$!
-for _ in $(seq 1 600); do [ -s "$work/sigval2.jsonl" ] && break; sleep 0.1; done
-sleep 2  # step 2 trains in well under a second; its validation takes minutes
-kill -TERM "$(rank_pid 1)"
-start=$SECONDS
-wait "$launcher"; rc=$?
-elapsed=$((SECONDS - start))
-[ "$rc" -eq 143 ] || fail "2-rank sft after SIGTERM to rank 1 in validation: exit $rc: $(tail -3 "$work/sigval2.log")"
-grep -qF "sft: validation of step 2 left unfinished by a stop signal" "$work/sigval2.log" ||
-  fail "SIGTERM to rank 1 did not stop the validation of step 2: $(tail -4 "$work/sigval2.log")"
-[ "$elapsed" -le 15 ] || fail "2-rank sft took ${elapsed}s to stop after SIGTERM to rank 1 in validation"
+term_rank1_when "$work/sigval2.jsonl" . sigval2
 [ -f "$work/sigval2/global_step_2/actor/huggingface/model.safetensors" ] ||
-  fail "no checkpoint of step 2 after SIGTERM to rank 1 in validation: $(ls "$work/sigval2" 2>&1)"
+  fail "no checkpoint of step 2 after SIGTERM to rank 1 in sft's validation: $(ls "$work/sigval2" 2>&1)"
 
-# SIGTERM to rank 1 alone while ppo validates step 1 (bt19 B1/B2: rank 0 generated its whole share
-# of 1,000 prompts first, 95 s there, and past nccl_timeout the run died with exit 1): rank 1
-# raises its stop flag in the store, rank 0 sees it within 8 decode steps; exit 143, step saved.
+# ppo: rank 1 raises its stop flag in the store, rank 0 sees it within 8 decode steps (it generated
+# its whole share of 1,000 prompts first, 95 s in bt19, and past nccl_timeout the run died with
+# exit 1); step 1 is saved.
 for _ in $(seq 334); do head -3 "$work/gsm8k/test.jsonl"; done | head -1000 > "$work/val1000.jsonl"
 VERL_FILE_LOGGER_PATH="$work/ppo_sigval.jsonl" "$VERLPP" launch --nproc-per-node 2 ppo "${common[@]}" \
   trainer.n_gpus_per_node=2 trainer.default_local_dir="$work/ppo_sigval" data.val_files="$work/val1000.jsonl" \
   data.val_max_samples=-1 data.max_response_length=32 trainer.total_training_steps=3 trainer.save_freq=1 \
   trainer.test_freq=1 trainer.val_before_train=false > "$work/ppo_sigval.log" 2>&1 &
 launcher=$!
-for _ in $(seq 1 1200); do grep -q "saved checkpoint .*global_step_1" "$work/ppo_sigval.log" && break; sleep 0.1; done
-sleep 1
-kill -TERM "$(rank_pid 1)"
-start=$SECONDS
-wait "$launcher"; rc=$?
-elapsed=$((SECONDS - start))
-[ "$rc" -eq 143 ] || fail "2-rank ppo after SIGTERM to rank 1 in validation: exit $rc: $(tail -3 "$work/ppo_sigval.log")"
-grep -qF "validation of step 1 left unfinished by a stop signal" "$work/ppo_sigval.log" ||
-  fail "SIGTERM to rank 1 did not stop ppo's validation of step 1: $(tail -4 "$work/ppo_sigval.log")"
-[ "$elapsed" -le 20 ] || fail "2-rank ppo took ${elapsed}s to stop after SIGTERM to rank 1 in validation"
+term_rank1_when "$work/ppo_sigval.log" "saved checkpoint .*global_step_1" ppo_sigval
 [ "$(cat "$work/ppo_sigval/latest_checkpointed_iteration.txt" 2>/dev/null)" = 1 ] ||
   fail "no checkpoint of step 1 after SIGTERM to rank 1 in ppo's validation"
 
