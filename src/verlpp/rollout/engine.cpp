@@ -291,7 +291,7 @@ data::Batch generate_with_engine(const model::CausalLM& model, const data::Batch
   // the host; they are resolved (their eos stops applied) after that.
   std::optional<InFlight> previous;
   while (!scheduler.done()) {
-    throw_if_stopped(stop, "rollout");
+    throw_if_stopped(stop);
     const SchedulerOutput out = scheduler.schedule();
     if (stats != nullptr) {
       ++stats->steps;

@@ -16,9 +16,9 @@ class GenerationStopped : public Error {
   using Error::Error;
 };
 
-// Throws GenerationStopped when `stop` is set and returns true; `where` names the call.
-inline void throw_if_stopped(const StopCheck& stop, const char* where) {
-  if (stop && stop()) throw GenerationStopped(std::string(where) + ": generation stopped");
+// Throws GenerationStopped when `stop` is set and returns true.
+inline void throw_if_stopped(const StopCheck& stop) {
+  if (stop && stop()) throw GenerationStopped("rollout: generation stopped");
 }
 
 }  // namespace verlpp::rollout

@@ -188,7 +188,7 @@ data::Batch generate_chunk(const model::CausalLM& model, const data::Batch& prom
   std::unique_ptr<GraphedDecoder> graphed;
   if (graphs) graphed = std::make_unique<GraphedDecoder>(model, *cache, B);
   for (int64_t s = 1; s < R; ++s) {
-    throw_if_stopped(stop, "rollout");
+    throw_if_stopped(stop);
     if (!params.ignore_eos && s % interval == 0) {
       const at::Tensor alive =
           out.done.index_select(0, batch.rows).logical_not().nonzero().view(-1);

@@ -35,6 +35,19 @@ at::Tensor mean_reverse_kl(PpoContext& ctx, const data::Batch& batch) {
       .contiguous();
 }
 
+// The actor's full weights in its model for the life of the object, released however the scope
+// ends (a stopped generation throws).
+class GatheredWeights {
+ public:
+  explicit GatheredWeights(engine::Actor& actor) : actor_(actor) { actor_.gather_weights(); }
+  ~GatheredWeights() { actor_.release_weights(); }
+  GatheredWeights(const GatheredWeights&) = delete;
+  GatheredWeights& operator=(const GatheredWeights&) = delete;
+
+ private:
+  engine::Actor& actor_;
+};
+
 // Generates and scores the validation rows `rows` (consecutive: their samples draw as they would in
 // the whole set); appends their samples, and with `records` their generation records
 // (trainer.validation_data_dir).
@@ -45,21 +58,17 @@ void add_samples(PpoContext& ctx, const std::vector<std::int64_t>& rows, std::in
   std::vector<nlohmann::json> uids;
   for (const auto row : rows) uids.emplace_back("val" + std::to_string(row));
   prompts.set_non_tensor("uid", uids);
-  ctx.actor->gather_weights();
-  std::optional<data::Batch> generated;
-  try {
-    generated = generate_on_ranks(
+  data::Batch batch;
+  at::Tensor reverse_kl;
+  {
+    const GatheredWeights weights(*ctx.actor);
+    batch = generate_on_ranks(
         ctx.actor->model(), prompts.repeat_interleave(ctx.config.rollout.val_kwargs.n),
         ctx.val_sampling,
         rollout_seed(ctx.config.rollout.seed + kValidationSeedOffset, global_step), ctx.world,
         rows.front() * ctx.config.rollout.val_kwargs.n, stop);
-  } catch (const rollout::GenerationStopped&) {
-    ctx.actor->release_weights();
-    throw;
+    if (ctx.teachers) reverse_kl = mean_reverse_kl(ctx, batch);
   }
-  const data::Batch& batch = *generated;
-  const at::Tensor reverse_kl = ctx.teachers ? mean_reverse_kl(ctx, batch) : at::Tensor();
-  ctx.actor->release_weights();
   const BatchRewards rewards =
       compute_batch_rewards(batch, *ctx.tokenizer, ctx.reward, ctx.config.data.reward_fn_key);
   const at::Tensor totals = rewards.token_level_scores.sum(1).to(at::kDouble).contiguous();

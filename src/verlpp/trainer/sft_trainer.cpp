@@ -193,7 +193,8 @@ struct Run {
     double loss = 0;
     bool stopped = false;
     for (std::size_t i = 0; i < turns; ++i) {
-      if ((stopped = world.all_reduce(stop.requested() ? 1.0 : 0.0, dist::ReduceOp::max) > 0)) break;
+      stopped = world.all_reduce(stop.requested() ? 1.0 : 0.0, dist::ReduceOp::max) > 0;
+      if (stopped) break;
       if (i >= micros.size() || count_learned(micros[i]) == 0) continue;
       loss += sft_micro_loss(model, pack_sft(micros[i], device), tokens).item<double>();
     }
