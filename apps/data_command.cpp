@@ -35,15 +35,17 @@ Command add_data_command(CLI::App& app) {
   CLI::App* geo3k = data->add_subcommand(
       "geo3k",
       "hiyouga/geometry3k (INPUT/{train,test}[-*].parquet or .jsonl with problem/answer/images) "
-      "-> verl-schema OUTPUT/{train,test}.jsonl with the images as files; or, with --standin, "
-      "generated diagrams in the same schema");
+      "-> verl-schema OUTPUT/{train,test}.jsonl with the images as files, and .parquet when "
+      "this build has Parquet support; or, with --standin, generated diagrams in the same schema "
+      "(JSONL only)");
   auto* geo_input = geo3k->add_option("--input", geo->input, "the public dataset's files");
   geo3k->add_option("--output", geo->output, "directory to write")->required();
-  geo3k->add_flag("--no-parquet", geo->no_parquet, "write JSONL only");
+  auto* geo_no_parquet = geo3k->add_flag("--no-parquet", geo->no_parquet, "write JSONL only");
   auto draw = std::make_shared<bool>(false);
   auto* geo_standin =
       geo3k->add_flag("--standin", *draw, "draw a stand-in dataset instead (cairo)");
   geo_input->excludes(geo_standin);
+  geo_no_parquet->excludes(geo_standin);
   geo3k->add_option("--train-rows", standin->train_rows, "--standin: training rows")
       ->default_val(64);
   geo3k->add_option("--test-rows", standin->test_rows, "--standin: test rows")->default_val(16);

@@ -58,6 +58,9 @@ Command add_launch_command(CLI::App& app) {
   launch->add_option("--master-port", request->master_port,
                      "port of the c10d store (default: a free port on one node, 29500 on several)");
   launch->prefix_command();
+  launch->footer(
+      "After the options: the command and its overrides, ppo|sft OVERRIDES... (for example "
+      "verlpp launch --nproc-per-node 2 ppo data.train_files=...)\n");
   return {launch, [launch, request] { return run(*request, launch->remaining()); }};
 }
 

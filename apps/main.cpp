@@ -20,7 +20,20 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 1;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (app.get_subcommands().empty()) {
+      verlpp::log_line(std::string("error: the first argument must be a command (") +
+                       (argc > 1 ? std::string("got '") + argv[1] + "'; " : "") +
+                       "verlpp --help lists them)");
+      return 1;
+    }
+    std::string command = "verlpp";
+    for (const CLI::App* a = &app; !a->get_subcommands().empty();
+         a = a->get_subcommands().front()) {
+      command += " " + a->get_subcommands().front()->get_name();
+    }
+    verlpp::log_line(std::string("error: ") + e.what() + " (see " + command + " --help)");
+    return 1;
   }
   try {
     for (const auto& command : commands) {

@@ -292,7 +292,23 @@ expect_has "actor_rollout_ref.actor.optim.clip_grad: must be > 0" "clip_grad 0"
 run "$VERLPP" check --config-path /nonexistent --config-name my_run
 expect_rc 1 "missing config file"
 expect_lines 1 "missing config file"
-expect_has "config 'my_run' not found in --config-path /nonexistent" "missing config file"
+expect_has "--config-name my_run: no such config in --config-path /nonexistent nor among" "missing config file"
+run "$VERLPP" check --no-print-config --config-name sft_trainer model.partial_pretrain=/m
+expect_rc 1 "verl's old SFT model key"
+expect_has "(closest valid key: 'model.path')" "verl's old SFT model key"
+
+# The command line itself: one line and exit 1 for an unknown command or option; launch's help
+# names what follows its options.
+run "$VERLPP" foo
+expect_rc 1 "unknown command"
+expect_lines 1 "unknown command"
+expect_has "the first argument must be a command (got 'foo';" "unknown command"
+run "$VERLPP" check --cfg job
+expect_rc 1 "unknown check option"
+expect_lines 1 "unknown check option"
+run "$VERLPP" launch --help
+expect_rc 0 "launch --help"
+expect_has "ppo|sft OVERRIDES..." "launch --help"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"

@@ -252,7 +252,7 @@ std::string format_findings(const Findings& findings) {
   for (const auto& f : findings) {
     if (f.severity == Finding::Severity::notice) {
       notices += fmt::format("  note: {}: {}{}\n", f.key, f.message,
-                             f.fix.empty() ? "" : " (" + f.fix + ")");
+                             f.fix.empty() ? "" : "; to change it: " + f.fix);
       continue;
     }
     ++errors;

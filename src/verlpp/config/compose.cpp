@@ -56,9 +56,9 @@ Loaded load_named(const std::optional<std::string>& dir, const std::string& raw_
     }
   }
   if (it == builtin.end()) {
-    throw Error("config '" + raw_name + "' not found" +
-                (dir ? " in --config-path " + *dir : std::string()) +
-                " or among the built-in configs (" + builtin_names() + ")");
+    throw Error("--config-name " + raw_name + ": no such config" +
+                (dir ? " in --config-path " + *dir + " nor" : std::string()) +
+                " among the built-in configs (" + builtin_names() + ")");
   }
   return {parse_yaml(it->second, "built-in config/" + name + ".yaml"), "built-in " + name, false};
 }

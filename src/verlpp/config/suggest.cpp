@@ -1,11 +1,18 @@
 #include "verlpp/config/suggest.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <vector>
 
 namespace verlpp::config {
 namespace {
+
+// Keys verl renamed, old -> new: a user's old key names its successor rather than the nearest
+// spelling (verl's old sft_trainer.yaml at f245e2ddb had model.partial_pretrain; the engine SFT
+// trainer reads model.path).
+constexpr std::array<std::array<const char*, 2>, 1> kRenamed = {
+    {{"model.partial_pretrain", "model.path"}}};
 
 std::size_t levenshtein(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -26,6 +33,11 @@ std::size_t levenshtein(const std::string& a, const std::string& b) {
 
 std::string closest_key(const Node& root, const std::string& path) {
   const auto paths = all_paths(root);
+  for (const auto& [old_key, new_key] : kRenamed) {
+    if (path == old_key && std::find(paths.begin(), paths.end(), new_key) != paths.end()) {
+      return new_key;
+    }
+  }
   for (const auto& candidate : paths) {
     if (candidate.size() > path.size() && candidate.ends_with("." + path)) return candidate;
   }

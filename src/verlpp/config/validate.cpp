@@ -390,6 +390,17 @@ void check_rollout(const Config& c, Findings& out) {
               "disaggregation needs rollout.name vllm or sglang, got " + r.name,
               kRollout + ".disaggregation.enabled=False");
   }
+  if (r.enable_rollout_routing_replay) {
+    add_error(out, kRollout + ".enable_rollout_routing_replay",
+              "the rollout does not record MoE routing in verlpp yet",
+              kRollout + ".enable_rollout_routing_replay=False");
+  }
+  if (r.moe_load_balance_metrics_interval > 0) {
+    add_error(out, kRollout + ".moe_load_balance_metrics_interval",
+              "verl's rollout/moe/* load-balance metrics are not implemented by verlpp yet (the "
+              "actor logs actor/moe_aux_loss)",
+              kRollout + ".moe_load_balance_metrics_interval=0");
+  }
   check_no_lora("actor_rollout_ref.model", c.model.lora.rank, out);
 }
 
@@ -704,6 +715,17 @@ void check_batch_invariant(const Layout& layout, Findings& out) {
              "(slower than the usual kernels)");
 }
 
+// The fix for prompt + response above the model's `positions`: a shorter response where the
+// prompt leaves room, else a prompt of three quarters of the positions and a response of the rest.
+std::string fit_positions(std::int64_t prompt_length, std::int64_t positions) {
+  if (prompt_length < positions) {
+    return fmt::format("data.max_response_length={}", positions - prompt_length);
+  }
+  const std::int64_t prompt = std::max<std::int64_t>(positions * 3 / 4, 1);
+  return fmt::format("data.max_prompt_length={} data.max_response_length={}", prompt,
+                     std::max<std::int64_t>(positions - prompt, 1));
+}
+
 }  // namespace
 
 // The model's positions hold prompt + response: vLLM refuses a max_model_len above the model's
@@ -727,8 +749,7 @@ void check_model_length(const Config& c, const Layout& layout, Findings& out) {
                         "(max_position_embeddings in {})",
                         c.rollout.prompt_length, c.rollout.response_length, needed, positions,
                         layout.model->source),
-            fmt::format("data.max_response_length={}",
-                        std::max<std::int64_t>(positions - c.rollout.prompt_length, 1)));
+            fit_positions(c.rollout.prompt_length, positions));
 }
 
 // Sizes and numbers a run cannot use, named before anything is loaded (a break-test found them

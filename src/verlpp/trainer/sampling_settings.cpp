@@ -39,18 +39,6 @@ rollout::SamplingParams sampling_settings(const config::RolloutConfig& rollout, 
     throw Error(fmt::format("actor_rollout_ref.rollout.response_length: expected >= 1, got {}",
                             rollout.response_length));
   }
-  if (rollout.enable_rollout_routing_replay) {
-    throw Error(
-        "actor_rollout_ref.rollout.enable_rollout_routing_replay=true: the rollout does not "
-        "record MoE routing in verlpp yet (set false)");
-  }
-  if (rollout.moe_load_balance_metrics_interval > 0) {
-    throw Error(fmt::format(
-        "actor_rollout_ref.rollout.moe_load_balance_metrics_interval={}: verl's rollout/moe/* "
-        "load-balance metrics are not implemented by verlpp yet (set 0; the actor logs "
-        "actor/moe_aux_loss)",
-        rollout.moe_load_balance_metrics_interval));
-  }
   rollout::SamplingParams p;
   p.temperature = s.temperature;
   p.top_k = s.top_k;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -297,6 +298,28 @@ TEST(OverrideConfig, FieldsWithoutEffectAreRefusedAndModelConfigIsTheMap) {
                                          "/config.json with override_config: "
                                          "'attention_dropout' is 0.1"),
             1);
+}
+
+// The fix check prints for prompt + response above the positions resolves it when applied, also
+// where the prompt alone fills them (bt20: a fix of max_response_length=1 that changed nothing).
+TEST(ModelLength, FixAppliedPasses) {
+  const std::string tiny = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/model/qwen3_tied";
+  for (const std::string prompt : {"200", "256", "4096"}) {
+    ConfigRequest request;
+    request.overrides = {"actor_rollout_ref.model.path=" + tiny, kRolloutName,
+                         "data.max_prompt_length=" + prompt, "data.max_response_length=128"};
+    std::string fix;
+    for (const auto& f : check_config(request).findings) {
+      if (f.key == "data.max_prompt_length + data.max_response_length") fix = f.fix;
+    }
+    ASSERT_FALSE(fix.empty()) << "prompt " << prompt;
+    std::istringstream words(fix);
+    for (std::string word; words >> word;) request.overrides.push_back(word);
+    for (const auto& f : check_config(request).findings) {
+      EXPECT_NE(f.key, "data.max_prompt_length + data.max_response_length")
+          << "prompt " << prompt << " after " << fix << ": " << f.message;
+    }
+  }
 }
 
 // hf_config_path: the config comes from there, the weights from path (verl's HFModelConfig).

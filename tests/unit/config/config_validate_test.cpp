@@ -121,6 +121,18 @@ TEST(ValidateKl, FullKlWhereUsedAndControllerTypeAreChecked) {
                          "algorithm.kl_ctrl.type"));
 }
 
+// MoE rollout features verlpp lacks are refused by check, before a run loads its model (bt20:
+// check said valid, ppo refused them after loading).
+TEST(ValidateRollout, MoeRoutingFeaturesAreRefused) {
+  EXPECT_TRUE(has_error(check(grpo({kRollout + ".enable_rollout_routing_replay=true"})).findings,
+                        kRollout + ".enable_rollout_routing_replay"));
+  EXPECT_TRUE(has_error(check(grpo({kRollout + ".moe_load_balance_metrics_interval=5"})).findings,
+                        kRollout + ".moe_load_balance_metrics_interval"));
+  const Findings defaults = check(grpo()).findings;
+  EXPECT_FALSE(has_error(defaults, kRollout + ".enable_rollout_routing_replay"));
+  EXPECT_FALSE(has_error(defaults, kRollout + ".moe_load_balance_metrics_interval"));
+}
+
 // verl's defaults: CUDA graphs on (enforce_eager false), cache freed after generation.
 TEST(ValidateGrpo, RolloutEngineFlagsBindWithVerlDefaults) {
   const Checked defaults = check(grpo());
