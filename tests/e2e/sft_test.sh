@@ -48,6 +48,15 @@ for step in 1 2 3; do
     fail "no metrics line for step $step: $out"
 done
 grep -qE "^step:3 - .*val/loss:[0-9.]+" <<<"$out" || fail "no val/loss after the last step: $out"
+
+# On a terminal (script(1) gives the run one) the progress bar is a line of its own after every
+# step: no step line starts behind a bar (bt20: "ETA 6sstep:2 - ...").
+if command -v script > /dev/null; then
+  printf '%q ' "$VERLPP" sft "${sft[@]}" trainer.default_local_dir=ckpt_tty > tty_run.sh
+  script -qec "bash tty_run.sh" /dev/null > tty.log 2>&1 || fail "sft on a terminal: $(tail -3 tty.log)"
+  [ "$(grep -c 'steps |' tty.log)" -eq 3 ] || fail "no bar line per step on a terminal: $(cat tty.log)"
+  ! grep -qE 'steps \|.*step:' tty.log || fail "a step line ran into the bar: $(cat tty.log)"
+fi
 # verl's train/total_tokens(B): the running sum of train/global_tokens, in billions; train/mfu 0 on
 # a CPU (no promised FLOP/s).
 python3 - "$out" <<'PY' || fail "train/total_tokens(B) is not the running sum of train/global_tokens"

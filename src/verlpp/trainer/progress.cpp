@@ -39,17 +39,13 @@ ProgressBar::ProgressBar(std::int64_t first_step, std::int64_t total_steps)
       start_(std::chrono::steady_clock::now()),
       enabled_(is_main_rank() && isatty(STDERR_FILENO) != 0) {}
 
-ProgressBar::~ProgressBar() {
-  if (enabled_) std::fputs("\n", stderr);
-}
-
 void ProgressBar::step_done(std::int64_t step) {
   if (!enabled_) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const std::int64_t steps_this_run = step - first_step_ + 1;
   const double per_step = steps_this_run > 0 ? elapsed / static_cast<double>(steps_this_run) : 0;
-  std::fprintf(stderr, "\r%s", format_progress(step, total_steps_, per_step).c_str());
+  std::fprintf(stderr, "%s\n", format_progress(step, total_steps_, per_step).c_str());
   std::fflush(stderr);
 }
 

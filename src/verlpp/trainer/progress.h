@@ -1,6 +1,7 @@
 // The training progress bar on a terminal: "[#####-----] 12/100 steps | 3.1 s/step | ETA 4m32s".
-// It redraws one stderr line in place and only when stderr is a terminal, so logs and pipes
-// receive nothing from it.
+// One stderr line after each step, only when stderr is a terminal, so logs and pipes receive
+// nothing from it. Whole lines rather than a redraw in place: the console tracker's step lines and
+// the notes reach the same terminal between two bars and would run into an unended one.
 #pragma once
 
 #include <chrono>
@@ -21,7 +22,6 @@ class ProgressBar {
  public:
   // `first_step` is the step training starts at (resumed runs start past 1).
   ProgressBar(std::int64_t first_step, std::int64_t total_steps);
-  ~ProgressBar();
   void step_done(std::int64_t step);
 
  private:
