@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include "verlpp/config/custom_chat_template.h"
 #include "verlpp/config/hf_model.h"
+#include "verlpp/config/home_path.h"
 #include "verlpp/config/ignored.h"
 #include "verlpp/config/layout.h"
 #include "verlpp/config/model_folder.h"
@@ -39,6 +43,19 @@ void note_sharded_layout(const Layout& l, Findings& out) {
                          "ranks (dp {}): no tensor, pipeline, context, expert or sequence "
                          "parallelism yet; the layout `check` prints is verl's, checked",
                          l.world));
+}
+
+// Data files the run reads at start-up: one not on this machine is a notice (check may run on
+// another machine than the run), so that a typo shows before the run is booked. URLs are skipped.
+void note_absent_data_files(const std::string& key, const std::vector<std::string>& files,
+                            Findings& out) {
+  for (const auto& file : files) {
+    if (file.find("://") != std::string::npos) continue;
+    std::error_code error;
+    if (std::filesystem::exists(expand_home(file), error)) continue;
+    add_notice(out, key,
+               fmt::format("{} is not on this machine (the run reads it at start-up)", file));
+  }
 }
 
 std::string megatron_lines(const std::string& role, const MegatronLayout& m) {
@@ -182,6 +199,8 @@ CheckReport check_config(const ConfigRequest& request, ComposedConfig composed) 
                        report.findings);
   }
   check_custom_reward_path(report.composed.root, report.findings);
+  note_absent_data_files("data.train_files", report.config.data.train_files, report.findings);
+  note_absent_data_files("data.val_files", report.config.data.val_files, report.findings);
   report.layout = plan_layout(report.config, shape, report.findings);
   note_sharded_layout(report.layout, report.findings);
   validate_config(report.config, report.layout, report.findings);

@@ -322,6 +322,26 @@ TEST(ModelLength, FixAppliedPasses) {
   }
 }
 
+// A data file not on this machine is a notice naming it; a present file and a URL are not (bt20:
+// check said nothing, the run stopped at start-up).
+TEST(DataFiles, AbsentLocalFileIsANotice) {
+  const std::string present = std::string(VERLPP_SOURCE_DIR) + "/README.md";
+  ConfigRequest request;
+  request.overrides = {"actor_rollout_ref.model.path=" + kQwen3, kRolloutName,
+                       "data.train_files=[" + present + ",/nonexistent/train.parquet]",
+                       "data.val_files=hdfs://cluster/test.parquet"};
+  std::vector<std::string> notes;
+  for (const auto& f : check_config(request).findings) {
+    if (f.key == "data.train_files" || f.key == "data.val_files") {
+      notes.push_back(f.key + ": " + f.message);
+    }
+  }
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "data.train_files: /nonexistent/train.parquet is not on this machine (the run reads "
+            "it at start-up)");
+}
+
 // hf_config_path: the config comes from there, the weights from path (verl's HFModelConfig).
 TEST(ModelLength, HfConfigPathIsTheConfigRead) {
   const std::string tiny = std::string(VERLPP_SOURCE_DIR) + "/tests/fixtures/model/qwen3_tied";
